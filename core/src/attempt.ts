@@ -1,0 +1,108 @@
+import type { Engine, PageSettings } from "./contracts/engine.js";
+import type { FormatSpec, Formatter } from "./contracts/formatter.js";
+import type { Logger } from "./contracts/logger.js";
+import type { Storage } from "./contracts/storage.js";
+import { RenderError } from "./errors.js";
+import type { AddressPolicy } from "./network/address-policy.js";
+import type { RenderOptions } from "./options/catalogue.js";
+import { preparePage } from "./page/prepare.js";
+import { pageSettings, pageTarget } from "./page/settings.js";
+import type { AdBlocker, AdblockLists } from "./prepare/adblock/index.js";
+import { renderAddress } from "./render-address.js";
+import type { RendererSettings } from "./settings.js";
+import { type SideFormatters, sideRenders } from "./side-renders.js";
+import { withTimeout } from "./util/timeout.js";
+
+/** Everything one attempt needs, chosen by the renderer. */
+export interface AttemptPlan {
+  renderId: string;
+  options: RenderOptions & Record<string, unknown>;
+  engine: Engine;
+  formatter: Formatter;
+  format: FormatSpec;
+  policy: AddressPolicy;
+  /** Formatters side renders use (`save_markdown`). */
+  side?: SideFormatters;
+}
+
+export interface AttemptDeps {
+  storage: Storage;
+  settings: RendererSettings;
+  logger: Logger;
+  /** The renderer's filter lists (`block_ads`). */
+  adblock?: AdblockLists;
+}
+
+export interface AttemptOutcome {
+  key: string;
+  size: number;
+  bandwidth: number;
+  renderUrl: string;
+  path?: string;
+  extras: Record<string, unknown>;
+}
+
+/** Checks that the engine can do what the format needs; a clear error instead of a wrong output. */
+export function checkCapabilities(engine: Engine, format: FormatSpec): void {
+  const missing = format.requires.filter((c) => !engine.capabilities.has(c));
+  if (missing.length > 0) {
+    throw new RenderError(
+      "EngineResponseNotOkError",
+      `The ${engine.name} engine cannot produce ${format.format} (it lacks ${missing.join(", ")})`,
+      { details: { option: "engine" } },
+    );
+  }
+}
+
+/** One attempt: open, prepare, format, store. The page is closed on every path. */
+export async function runAttempt(plan: AttemptPlan, deps: AttemptDeps, signal: AbortSignal): Promise<AttemptOutcome> {
+  const { options, engine, formatter, format } = plan;
+  let adblock: AdBlocker | undefined;
+  if (options.blockAds) {
+    adblock = await deps.adblock?.blocker();
+    if (!adblock) {
+      deps.logger.warn("block_ads: no filter list could be loaded; this render runs without ad blocking", {
+        renderId: plan.renderId,
+      });
+    }
+  }
+  const settings: PageSettings = {
+    ...pageSettings(options, plan.policy, adblock),
+    ...formatter.pageSettings?.(options, format),
+  };
+  const t0 = performance.now();
+  const session = await engine.open(pageTarget(options), settings, signal);
+  const t1 = performance.now();
+  let t2 = t1;
+  let t3 = t1;
+  let body: Awaited<ReturnType<Formatter["render"]>>;
+  let bandwidth: number;
+  let side: Record<string, unknown> = {};
+  try {
+    await preparePage(session, options, signal, { format: format.format, logger: deps.logger, adblock, renderId: plan.renderId });
+    t2 = performance.now();
+    side = await sideRenders(session, plan, deps, plan.side ?? {}, signal);
+    body = await formatter.render(session, { renderId: plan.renderId, format, options, logger: deps.logger, signal });
+    bandwidth = session.bytesReceived();
+    t3 = performance.now();
+  } finally {
+    await withTimeout(session.close(), 5_000).catch((error: unknown) =>
+      deps.logger.warn("closing a page failed", { renderId: plan.renderId, error: String(error) }),
+    );
+  }
+  const key = `${plan.renderId}.${format.extension}`;
+  const expiresAt = Date.now() + deps.settings.renderTtlSeconds * 1000;
+  const { size } = await deps.storage.put(key, body.body, { contentType: format.contentType, expiresAt });
+  const address = await renderAddress(deps.storage, deps.settings, key);
+  const ms = (a: number, b: number) => Math.round(b - a);
+  deps.logger.debug("render phases", {
+    renderId: plan.renderId,
+    open: ms(t0, t1),
+    prepare: ms(t1, t2),
+    format: ms(t2, t3),
+    store: ms(t3, performance.now()),
+  });
+  if (options.saveHtml && format.format === "html") side.htmlUrl = address.url;
+  if (options.saveMarkdown && format.format === "md") side.markdownUrl = address.url;
+  return { key, size, bandwidth, renderUrl: address.url, path: address.path, extras: { ...side, ...body.extras } };
+}

@@ -1,0 +1,223 @@
+import type { AddressPolicy } from "../network/address-policy.js";
+
+/** What an engine can do; formatters ask before relying on something (DESIGN: capabilities). */
+export type EngineCapability = "screenshot" | "pdf" | "content" | "screencast";
+
+/** Where the page comes from: exactly one of `url` or `html`. */
+export type PageTarget = { url: string; html?: undefined } | { html: string; url?: undefined };
+
+/** A cookie to set before navigation. */
+export interface CookieSpec {
+  name: string;
+  value: string;
+  domain?: string;
+  path?: string;
+  httpOnly?: boolean;
+  secure?: boolean;
+  sameSite?: "Strict" | "Lax" | "None";
+}
+
+/** When navigation counts as done. */
+export type WaitUntil = "domloaded" | "loaded" | "requestsfinished" | "mostrequestsfinished";
+
+/** What a request fetches: Chromium's resource types, in lower case; `other` for the rest. */
+export type ResourceKind =
+  | "document"
+  | "stylesheet"
+  | "image"
+  | "media"
+  | "font"
+  | "script"
+  | "xhr"
+  | "fetch"
+  | "websocket"
+  | "manifest"
+  | "ping"
+  | "other";
+
+/** A request as a `RequestFilter` sees it, before it leaves the browser. */
+export interface RequestInfo {
+  /** Full address of the request. */
+  url: string;
+  kind: ResourceKind;
+  /** Address of the document that made the request (for a frame's own document: its parent's). */
+  frameUrl: string;
+  /** True for the main frame's own navigations (the page itself, its redirects). */
+  mainDocument: boolean;
+}
+
+/** Decides, per request, whether it is blocked (`true`). Must be fast and must not throw. */
+export type RequestFilter = (request: RequestInfo) => boolean;
+
+/** Everything an engine needs to open and load a page. */
+export interface PageSettings {
+  width: number;
+  height: number;
+  deviceScaleFactor: number;
+  userAgent?: string;
+  /** Extra HTTP headers sent with every request of the page. */
+  headers: Record<string, string>;
+  cookies: CookieSpec[];
+  /** Accept-Language / navigator.language, e.g. `en-US`. */
+  locale?: string;
+  /** IANA time zone, e.g. `Europe/Paris`. */
+  timezone?: string;
+  colorScheme: "light" | "dark";
+  reducedMotion: boolean;
+  javaScriptEnabled: boolean;
+  /** CSS media type to emulate; absent: the browser's default (`screen`, and `print` when printing). */
+  media?: "screen" | "print";
+  waitUntil: WaitUntil;
+  /** Budget for navigation and load waiting, in ms. */
+  timeoutMs: number;
+  /** Decides which addresses the page may reach; the engine must route all traffic through it. */
+  policy: AddressPolicy;
+  /**
+   * Asked for every request of the page and of all its frames (including out-of-process ones)
+   * before it is sent; a blocked request fails as blocked by the client and never reaches the
+   * network. Absent: no request is intercepted (the fast path).
+   */
+  requestFilter?: RequestFilter;
+  /** Scripts evaluated in every frame's main world before the page's own scripts, in order. */
+  initScripts?: readonly string[];
+}
+
+/** A rectangle in CSS pixels, relative to the document. */
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface ScreenshotSettings {
+  type: "png" | "jpeg";
+  /** JPEG quality 1..100. */
+  quality?: number;
+  fullPage: boolean;
+  clip?: Box;
+  /** Transparent background where the page sets none (png only). */
+  omitBackground: boolean;
+}
+
+export interface PdfSettings {
+  /** Paper size in CSS units (`210mm`) or inches as Chromium accepts them. */
+  width: string;
+  height: string;
+  landscape: boolean;
+  margin: { top: string; right: string; bottom: string; left: string };
+  printBackground: boolean;
+  scale: number;
+  displayHeaderFooter: boolean;
+  headerTemplate: string;
+  footerTemplate: string;
+  pageRanges?: string;
+  preferCSSPageSize: boolean;
+}
+
+/** How to stream frames of the page (Chromium's screencast). */
+export interface ScreencastSettings {
+  format: "jpeg" | "png";
+  /** JPEG quality 1..100. */
+  quality: number;
+  /** Frames are scaled down to fit these (device pixels). */
+  maxWidth: number;
+  maxHeight: number;
+}
+
+/** One frame of a screencast. */
+export interface ScreencastFrame {
+  /** Encoded image bytes (`format` of the settings). */
+  data: Buffer;
+  /** When the browser painted it, in seconds on the page's clock. */
+  timestamp: number;
+}
+
+/** A running screencast; `stop()` resolves once no more frames will be delivered. */
+export interface Screencast {
+  stop(): Promise<void>;
+}
+
+/** The main document's response, as the page finally loaded it. */
+export interface PageResponse {
+  /** Address after redirects (`about:blank` for supplied HTML). */
+  url: string;
+  /** HTTP status of the main document; absent for supplied HTML. */
+  status?: number;
+}
+
+/** One loaded page. The core drives preparation and capture through it, then closes it. */
+export interface PageSession {
+  readonly response: PageResponse;
+  /** Bytes the browser received for this page so far. */
+  bytesReceived(): number;
+  /** Runs `source` (a function expression or body with top-level await) in the page; returns its JSON value. */
+  evaluate<R = unknown>(source: string, arg?: unknown): Promise<R>;
+  /** Waits for `selector` to reach `state`; false on timeout. */
+  waitForSelector(
+    selector: string,
+    options: { state: "attached" | "visible" | "detached" | "hidden"; timeoutMs: number },
+  ): Promise<boolean>;
+  /** Clicks the first match (or every match with `all`); resolves with the number clicked. */
+  click(selector: string, options: { all: boolean; timeoutMs: number }): Promise<number>;
+  /**
+   * Moves the mouse over the centre of the first visible match (scrolling it into view);
+   * false when nothing visible matches within `timeoutMs`. A bad selector is `InvalidOptions`.
+   */
+  hover(selector: string, options: { timeoutMs: number }): Promise<boolean>;
+  /** Presses and releases a key (`Escape`, `Enter`...) on the focused element. */
+  press(key: string): Promise<void>;
+  /** Requests `settings.requestFilter` blocked so far. */
+  blockedRequests(): number;
+  /** Adds a style sheet to the page. */
+  addStyle(css: string): Promise<void>;
+  /** Bounding box of the first element matching `selector`, in document coordinates. */
+  elementBox(selector: string): Promise<Box | undefined>;
+  /** Scroll size of the document in CSS pixels. */
+  documentSize(): Promise<{ width: number; height: number }>;
+  screenshot(settings: ScreenshotSettings): Promise<Uint8Array>;
+  pdf(settings: PdfSettings): Promise<Uint8Array>;
+  /** Serialised DOM after scripts ran. */
+  content(): Promise<string>;
+  /**
+   * Streams painted frames to `onFrame` until stopped (engines with the `screencast` capability).
+   * Frames arrive in order; each is acknowledged at once so the browser keeps sending.
+   */
+  screencast?(settings: ScreencastSettings, onFrame: (frame: ScreencastFrame) => void): Promise<Screencast>;
+  /** Closes the page and everything it owns (context, proxy session). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Counts used by health checks and leak tests. */
+export interface EngineStats {
+  /** Live browser processes. */
+  browsers: number;
+  /** Open pages (sessions not yet closed). */
+  pages: number;
+  /** Browser launches since the engine was created. */
+  launches: number;
+}
+
+/**
+ * A browser automation backend. Implementations keep a warm browser, isolate every
+ * session (no cookies, storage or cache shared between renders), relaunch after a crash,
+ * and own every process and directory they start.
+ */
+export interface Engine {
+  /** Registry key, chosen per request with the `engine` option (`playwright`). */
+  readonly name: string;
+  /** What this engine supports. */
+  readonly capabilities: ReadonlySet<EngineCapability>;
+  /** Launches the browser ahead of the first render (optional warm-up). */
+  start(): Promise<void>;
+  /**
+   * Opens an isolated page, navigates to `target` and waits as `settings.waitUntil` says.
+   * Throws `RenderError`: `InvalidURLError` for refused addresses, `RenderTimeoutError`,
+   * `EngineResponseNotOkError` (retryable when the browser crashed).
+   */
+  open(target: PageTarget, settings: PageSettings, signal: AbortSignal): Promise<PageSession>;
+  /** Current counts. */
+  stats(): EngineStats;
+  /** Closes every page and browser, kills their processes and removes their directories. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,39 @@
+/** A unit of work held by a queue. `data` must survive `JSON.stringify`. */
+export interface QueueJob<T = unknown> {
+  /** Unique id (the render id). Adding an id twice is refused. */
+  id: string;
+  data: T;
+  /** 1 on first delivery; durable queues raise it when they redeliver after a crash. */
+  attempt: number;
+  /** When the job was added (epoch ms). */
+  enqueuedAt: number;
+}
+
+/** Runs one job. Throwing marks the job done-with-error; queues do not retry on their own. */
+export type JobHandler<T = unknown> = (job: QueueJob<T>, signal: AbortSignal) => Promise<void>;
+
+/** Counts for health checks and back-pressure. */
+export interface QueueCounts {
+  waiting: number;
+  active: number;
+}
+
+/**
+ * Delivers jobs to one handler with bounded concurrency. Durable queues keep waiting and
+ * running jobs across restarts and redeliver them (at-least-once).
+ */
+export interface Queue {
+  /** Short name for logs (`memory`, `fs`, `bullmq`). */
+  readonly name: string;
+  /** Starts delivering jobs to `handler`, at most `concurrency` at a time. Called once. */
+  start(handler: JobHandler, options: { concurrency: number }): Promise<void>;
+  /** Adds a job; resolves once the queue holds it. Throws `ServiceUnavailable` when full or closed. */
+  add(job: QueueJob): Promise<void>;
+  /** Current numbers of waiting and running jobs. */
+  counts(): Promise<QueueCounts>;
+  /**
+   * Stops delivering. Running jobs get `timeoutMs` to finish, then their signal aborts.
+   * Waiting jobs stay stored (durable queues) or are dropped.
+   */
+  close(timeoutMs?: number): Promise<void>;
+}

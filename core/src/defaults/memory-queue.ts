@@ -1,0 +1,71 @@
+import type { JobHandler, Queue, QueueCounts, QueueJob } from "../contracts/queue.js";
+import { RenderError } from "../errors.js";
+import { withTimeout } from "../util/timeout.js";
+
+/**
+ * The built-in in-process queue: FIFO, bounded, `concurrency` jobs at a time.
+ * Not durable: jobs waiting at close are dropped (the server's durable queue keeps them).
+ */
+export class MemoryQueue implements Queue {
+  readonly name = "memory";
+  private handler: JobHandler | undefined;
+  private concurrency = 1;
+  private readonly waiting: QueueJob[] = [];
+  private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly ids = new Set<string>();
+  private closed = false;
+
+  constructor(private readonly maxWaiting = 100) {}
+
+  async start(handler: JobHandler, options: { concurrency: number }): Promise<void> {
+    if (this.handler) throw new Error("MemoryQueue.start was called twice");
+    this.handler = handler;
+    this.concurrency = Math.max(1, options.concurrency);
+    this.pump();
+  }
+
+  async add(job: QueueJob): Promise<void> {
+    if (this.closed) throw new RenderError("ServiceUnavailable", "The render queue is shutting down; try again later");
+    if (this.ids.has(job.id)) throw new RenderError("InvalidOptions", `A render with id ${job.id} is already queued`);
+    if (this.waiting.length >= this.maxWaiting) {
+      throw new RenderError("ServiceUnavailable", "The render queue is full; try again later", { retryable: true });
+    }
+    this.ids.add(job.id);
+    this.waiting.push(job);
+    this.pump();
+  }
+
+  async counts(): Promise<QueueCounts> {
+    return { waiting: this.waiting.length, active: this.active.size };
+  }
+
+  private pump(): void {
+    const handler = this.handler;
+    if (!handler) return;
+    while (!this.closed && this.active.size < this.concurrency && this.waiting.length > 0) {
+      const job = this.waiting.shift() as QueueJob;
+      const controller = new AbortController();
+      // A macrotask later, so `add()` resolves (and the renderer reports `created`) before the job starts.
+      const done = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => handler(job, controller.signal))
+        .catch(() => undefined)
+        .finally(() => {
+          this.active.delete(job.id);
+          this.ids.delete(job.id);
+          this.pump();
+        });
+      this.active.set(job.id, { controller, done });
+    }
+  }
+
+  async close(timeoutMs = 30_000): Promise<void> {
+    this.closed = true;
+    for (const job of this.waiting.splice(0)) this.ids.delete(job.id);
+    const running = [...this.active.values()];
+    const all = Promise.all(running.map((r) => r.done));
+    await withTimeout(all, timeoutMs).catch(async () => {
+      for (const r of running) r.controller.abort(new RenderError("TimedOutError", "The render was stopped by shutdown"));
+      await withTimeout(all, 5_000).catch(() => undefined);
+    });
+  }
+}

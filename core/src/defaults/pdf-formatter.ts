@@ -1,0 +1,82 @@
+import type { PageSession, PdfSettings } from "../contracts/engine.js";
+import type { FormatContext, FormatOutput, Formatter } from "../contracts/formatter.js";
+import { PAPER_SIZES, type RenderOptions } from "../options/catalogue.js";
+
+const PRESET_MARGINS = { none: "0", default: "1cm", minimum: "0.4cm" } as const;
+/** Room a header or footer needs when the request sets no margin for it. */
+const TEMPLATE_MARGIN = "1.5cm";
+
+/** Chromium's header/footer templates inherit no styles; these give the catalogue's helper classes. */
+function wrapTemplate(template: string): string {
+  return `<style>
+  .rk-bar { display: flex; align-items: center; gap: 8px; width: 100%; margin: 0 1cm; font-family: sans-serif; font-size: 8pt; color: #333; }
+  .rk-bar .text { font-size: 8pt; } .rk-bar .left { text-align: left; } .rk-bar .center { text-align: center; flex: 1; }
+  .rk-bar .right { text-align: right; margin-left: auto; } .rk-bar .grow { flex-grow: 1; }
+</style><div class="rk-bar">${template}</div>`;
+}
+
+function cssLength(value: string | number | undefined, fallback: string): string {
+  if (value === undefined) return fallback;
+  return typeof value === "number" ? `${value}px` : value;
+}
+
+/** Maps the request's PDF options to engine PDF settings. */
+export function pdfSettings(options: RenderOptions): PdfSettings {
+  let width: string;
+  let height: string;
+  if (options.pdfPageWidth !== undefined || options.pdfPageHeight !== undefined) {
+    width = `${options.pdfPageWidth ?? options.width}px`;
+    height = `${options.pdfPageHeight ?? options.height}px`;
+  } else {
+    // Inches: Chromium rounds millimetres to CSS pixels, which makes Letter 613x793 pt.
+    const [w, h] = PAPER_SIZES[options.pdfPageSize];
+    width = `${+(w / 25.4).toFixed(4)}in`;
+    height = `${+(h / 25.4).toFixed(4)}in`;
+  }
+  const preset = PRESET_MARGINS[options.pdfMargin];
+  const header = options.pdfShowHeader;
+  const footer = options.pdfShowFooter;
+  return {
+    width,
+    height,
+    landscape: options.pdfOrientation === "landscape",
+    margin: {
+      top: cssLength(options.pdfMarginTop, header && preset === "0" ? TEMPLATE_MARGIN : preset),
+      right: cssLength(options.pdfMarginRight, preset),
+      bottom: cssLength(options.pdfMarginBottom, footer && preset === "0" ? TEMPLATE_MARGIN : preset),
+      left: cssLength(options.pdfMarginLeft, preset),
+    },
+    printBackground: options.pdfBackground,
+    scale: options.pdfScale,
+    displayHeaderFooter: header || footer,
+    headerTemplate: header ? wrapTemplate(options.pdfHeader) : "<span></span>",
+    footerTemplate: footer ? wrapTemplate(options.pdfFooter) : "<span></span>",
+    pageRanges: options.pdfPageRange,
+    preferCSSPageSize: false,
+  };
+}
+
+/** The built-in PDF format: Chromium's printer, with paper, margins, header and footer options. */
+export class PdfFormatter implements Formatter {
+  readonly name = "@renderkit/core/pdf";
+  readonly formats = [{ format: "pdf", contentType: "application/pdf", extension: "pdf", requires: ["pdf"] as const }];
+
+  pageSettings(options: FormatContext["options"]) {
+    return { media: options.media };
+  }
+
+  async render(session: PageSession, context: FormatContext): Promise<FormatOutput> {
+    const settings = pdfSettings(context.options);
+    if (context.options.fullPage) {
+      // One tall page: the width of the viewport, the height of the document; forced breaks off.
+      await session.addStyle(
+        "*,*::before,*::after{break-before:auto!important;break-after:auto!important;page-break-before:auto!important;page-break-after:auto!important}",
+      );
+      const size = await session.documentSize();
+      settings.width = `${context.options.width}px`;
+      settings.height = `${Math.ceil(size.height * settings.scale) + 1}px`;
+      settings.landscape = false;
+    }
+    return { body: await session.pdf(settings) };
+  }
+}

@@ -1,0 +1,34 @@
+/** Public states of a render (spec "States and transitions"). */
+export type RenderStatus = "created" | "retrying" | "succeeded" | "failed";
+
+/** What a finished render produced (spec "Render result fields", units of DESIGN §2). */
+export interface RenderResult {
+  renderId: string;
+  /** Address of the stored render. */
+  renderUrl: string;
+  /** Bytes of the render. */
+  size: number;
+  /** Milliseconds spent rendering (all attempts). */
+  renderTime: number;
+  /** Milliseconds spent waiting in the queue. */
+  queueTime: number;
+  /** Bytes the browser received for the page. */
+  bandwidth: number;
+  format: string;
+  contentType: string;
+  /** Storage key of the render. */
+  key: string;
+  /** Local file path when the storage is on this machine. */
+  path?: string;
+  /** Formatter extras (`truncated`, `frameRate`...). */
+  [extra: string]: unknown;
+}
+
+/** Emitted on every state change; notifiers receive the final two. `meta` is the submitter's data. */
+export type RenderEvent = { meta?: Record<string, unknown> } & (
+  | { type: "render.created"; renderId: string; at: number }
+  | { type: "render.started"; renderId: string; attempt: number; at: number }
+  | { type: "render.retrying"; renderId: string; attempt: number; reason: string; at: number }
+  | { type: "render.succeeded"; renderId: string; result: RenderResult; startTime: number; endTime: number }
+  | { type: "render.failed"; renderId: string; code: string; reason: string; startTime: number; endTime: number }
+);

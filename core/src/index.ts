@@ -1,0 +1,84 @@
+import "reflect-metadata";
+
+export { CHROMIUM_FLAGS, ChromiumProcess, type LaunchOptions } from "./browser/chromium-process.js";
+export { findChromium } from "./browser/find-chromium.js";
+export type {
+  Box,
+  CookieSpec,
+  Engine,
+  EngineCapability,
+  EngineStats,
+  PageResponse,
+  PageSession,
+  PageSettings,
+  PageTarget,
+  PdfSettings,
+  RequestFilter,
+  RequestInfo,
+  ResourceKind,
+  Screencast,
+  ScreencastFrame,
+  ScreencastSettings,
+  ScreenshotSettings,
+  WaitUntil,
+} from "./contracts/engine.js";
+export type { FormatContext, FormatOutput, FormatSpec, Formatter } from "./contracts/formatter.js";
+export type { Logger } from "./contracts/logger.js";
+export type { Notifier } from "./contracts/notifier.js";
+export type { JobHandler, Queue, QueueCounts, QueueJob } from "./contracts/queue.js";
+export type { ByteRange, Storage, StoredMeta, StoredObject } from "./contracts/storage.js";
+export { type CreateRendererOptions, createRenderer } from "./create-renderer.js";
+export { ConsoleLogger } from "./defaults/console-logger.js";
+export { FsQueue, type FsQueueOptions } from "./defaults/fs-queue.js";
+export { assertStorageKey, FsStorage } from "./defaults/fs-storage.js";
+export { HtmlFormatter } from "./defaults/html-formatter.js";
+export { MemoryQueue } from "./defaults/memory-queue.js";
+export { PdfFormatter, pdfSettings } from "./defaults/pdf-formatter.js";
+export { ERROR_CODES, type ErrorCode, isRenderError, RenderError, toRenderError } from "./errors.js";
+export type { RenderEvent, RenderResult, RenderStatus } from "./events.js";
+export { AddressPolicy, type AddressPolicyOptions, type Denial, type Lookup } from "./network/address-policy.js";
+export { DENIED_HEADER, type EgressSession, openEgressSession } from "./network/egress-proxy.js";
+export { isPublicAddress } from "./network/ip-ranges.js";
+export { CORE_OPTIONS, PAPER_SIZES, type PaperSize, type RenderOptions } from "./options/catalogue.js";
+export { BLOCK_KINDS, MAX_HEIGHT, PAGE_OPTIONS } from "./options/catalogue-page.js";
+export { camelize, type ParsedOptions, parseOptions, snakeName } from "./options/parse.js";
+export * from "./options/spec.js";
+export {
+  type Capture,
+  type CaptureLimits,
+  type CaptureSection,
+  captureBounds,
+  captureScreenshot,
+  MAX_CAPTURE_PIXELS,
+  MAX_TOTAL_PIXELS,
+  SECTION_PIXELS,
+  sectionHeight,
+} from "./page/capture.js";
+export { htmlSnapshot } from "./page/html-snapshot.js";
+export { extractMetadata, type PageMetadata } from "./page/metadata.js";
+export {
+  CONSENT_BUDGET_MS,
+  checkPageOptions,
+  forOption,
+  hideCss,
+  PRESCROLL_BUDGET_MS,
+  type PrepareContext,
+  preparePage,
+} from "./page/prepare.js";
+export { resourceKind } from "./page/resource-kind.js";
+export { parseCookies, parseHeaders } from "./page/settings.js";
+export { definePlugin, type PluginContext, type PluginManifest } from "./plugin.js";
+export { type AdBlocker, AdblockLists, type AdblockSettings, type AdblockTuning } from "./prepare/adblock/index.js";
+export { blockingFilter, checkBlockPatterns } from "./prepare/blocking.js";
+export { type ConsentMode, type ConsentReport, consentInitScript, consentMode, settleConsent } from "./prepare/consent/index.js";
+export { clickAndDismiss, scrollAndHover } from "./prepare/interactions.js";
+export { IMAGE_WAIT_MS, type PreScrollSettings, preScroll } from "./prepare/scroll.js";
+export { hasVisibleContent, nextFrames } from "./prepare/visible-content.js";
+export { EngineRegistry, FormatterRegistry } from "./registry.js";
+export { Renderer, type RenderJobData, type RenderListener, type SubmitOptions } from "./renderer.js";
+export { DEFAULT_ADBLOCK_LISTS, type RendererSettings, resolveSettings } from "./settings.js";
+export { ENGINE, FORMATTER, LOGGER, NOTIFIER, QUEUE, SETTINGS, STORAGE } from "./tokens.js";
+export { isSafeId, newRenderId, type RenderOrigin } from "./util/ids.js";
+export { Semaphore } from "./util/semaphore.js";
+export { abortReason, raceSignal, sleep, withTimeout } from "./util/timeout.js";
+export { writeAtomic } from "./util/write-atomic.js";

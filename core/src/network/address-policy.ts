@@ -1,0 +1,124 @@
+import { lookup as dnsLookup } from "node:dns/promises";
+import { BlockList, isIP } from "node:net";
+import { RenderError } from "../errors.js";
+import { isPublicAddress } from "./ip-ranges.js";
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+export type Lookup = (hostname: string) => Promise<ResolvedAddress[]>;
+
+export interface AddressPolicyOptions {
+  /**
+   * Non-public destinations the operator allows: `true` allows all (never a default),
+   * or a list of host names, IP literals, `host:port` pairs and CIDR blocks.
+   */
+  allowPrivate?: boolean | readonly string[];
+  /** DNS lookup (tests and custom resolvers); default: the system resolver. */
+  lookup?: Lookup;
+}
+
+/** Why a destination was refused. */
+export interface Denial {
+  host: string;
+  port: number;
+  reason: string;
+}
+
+const systemLookup: Lookup = async (hostname) =>
+  (await dnsLookup(hostname, { all: true, verbatim: true })).map((r) => ({ address: r.address, family: r.family as 4 | 6 }));
+
+interface AllowRule {
+  host?: string;
+  port?: number;
+  cidr?: BlockList;
+}
+
+function parseRule(entry: string): AllowRule {
+  const text = entry.trim().toLowerCase();
+  const cidr = text.match(/^([0-9a-f:.]+)\/(\d{1,3})$/);
+  if (cidr?.[1] && cidr[2]) {
+    const list = new BlockList();
+    list.addSubnet(cidr[1], Number(cidr[2]), isIP(cidr[1]) === 6 ? "ipv6" : "ipv4");
+    return { cidr: list };
+  }
+  const bracketed = text.match(/^\[([0-9a-f:.]+)\](?::(\d+))?$/);
+  if (bracketed?.[1]) return { host: bracketed[1], port: bracketed[2] ? Number(bracketed[2]) : undefined };
+  const hostPort = text.match(/^([^:]+):(\d+)$/);
+  if (hostPort?.[1]) return { host: hostPort[1], port: Number(hostPort[2]) };
+  return { host: text };
+}
+
+/**
+ * Decides which destinations a render may reach (DESIGN §5) and pins each host name to the
+ * address it first resolved to, so a page cannot rebind a name to a private address later.
+ * One instance per render: the pins live as long as the render.
+ */
+export class AddressPolicy {
+  private readonly allowAll: boolean;
+  private readonly rules: AllowRule[];
+  private readonly lookup: Lookup;
+  private readonly pins = new Map<string, Promise<ResolvedAddress>>();
+  /** Destinations refused so far (the engine reports them when navigation fails). */
+  readonly denials: Denial[] = [];
+
+  constructor(private readonly options: AddressPolicyOptions = {}) {
+    this.allowAll = options.allowPrivate === true;
+    this.rules = Array.isArray(options.allowPrivate) ? options.allowPrivate.map(parseRule) : [];
+    this.lookup = options.lookup ?? systemLookup;
+  }
+
+  /** A fresh policy with the same rules and no pins (one per render). */
+  fork(): AddressPolicy {
+    return new AddressPolicy(this.options);
+  }
+
+  private allowedByRule(host: string, address: string, port: number): boolean {
+    if (this.allowAll) return true;
+    return this.rules.some((rule) => {
+      if (rule.port !== undefined && rule.port !== port) return false;
+      if (rule.cidr) return rule.cidr.check(address, isIP(address) === 6 ? "ipv6" : "ipv4");
+      return rule.host === host || rule.host === address;
+    });
+  }
+
+  /**
+   * Resolves `host` (once per policy) and checks the address and port. Resolves with the
+   * pinned address; throws `InvalidURLError` (refused) or `URLDoesNotResolveError`.
+   */
+  async resolve(hostname: string, port: number): Promise<ResolvedAddress> {
+    const host = hostname.toLowerCase().replace(/^\[|\]$/g, "");
+    if (!host) throw new RenderError("InvalidURLError", "The address has no host name");
+    let pinned = this.pins.get(host);
+    if (!pinned) {
+      pinned = this.pin(host, port);
+      this.pins.set(host, pinned);
+      pinned.catch(() => this.pins.delete(host));
+    }
+    const resolved = await pinned;
+    if (!isPublicAddress(resolved.address) && !this.allowedByRule(host, resolved.address, port)) {
+      const reason = `${host} resolves to the non-public address ${resolved.address}`;
+      this.denials.push({ host, port, reason });
+      throw new RenderError("InvalidURLError", `Refused to load ${host}:${port}: ${reason}`);
+    }
+    return resolved;
+  }
+
+  private async pin(host: string, port: number): Promise<ResolvedAddress> {
+    const family = isIP(host);
+    if (family) return { address: host, family: family as 4 | 6 };
+    let all: ResolvedAddress[];
+    try {
+      all = await this.lookup(host);
+    } catch (cause) {
+      this.denials.push({ host, port, reason: "does not resolve" });
+      throw new RenderError("URLDoesNotResolveError", `The host ${host} does not resolve to an address`, { cause });
+    }
+    const first =
+      all.find((a) => isPublicAddress(a.address)) ?? all.find((a) => this.allowedByRule(host, a.address, port)) ?? all[0];
+    if (!first) throw new RenderError("URLDoesNotResolveError", `The host ${host} does not resolve to an address`);
+    return first;
+  }
+}

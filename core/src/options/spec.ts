@@ -1,0 +1,101 @@
+/**
+ * Declarative option specs. One table drives parsing (coercion, bounds, aliases),
+ * the TypeScript type of parsed options and the JSON Schema published in the OpenAPI document.
+ */
+interface BaseSpec {
+  /** One-line meaning, published in the OpenAPI document. */
+  doc: string;
+  /** Other accepted names (any spelling; matched after camelCase normalisation). */
+  aliases?: readonly string[];
+  /** Accepted and reported as ignored until the issue that implements it lands. */
+  planned?: boolean;
+}
+
+export interface BooleanSpec extends BaseSpec {
+  type: "boolean";
+  default?: boolean;
+}
+
+export interface NumberSpec extends BaseSpec {
+  type: "number";
+  min: number;
+  max: number;
+  integer?: boolean;
+  default?: number;
+}
+
+export interface StringSpec extends BaseSpec {
+  type: "string";
+  maxLength: number;
+  default?: string;
+}
+
+export interface EnumSpec<V extends string = string> extends BaseSpec {
+  type: "enum";
+  values: readonly V[];
+  /** Accepted spellings mapped to a value (`jpeg` → `jpg`); matching is case-insensitive. */
+  synonyms?: Readonly<Record<string, V>>;
+  default?: V;
+}
+
+/** A string or a repeated string (`click`, `headers`); also a JSON array. */
+export interface StringListSpec extends BaseSpec {
+  type: "strings";
+  maxItems: number;
+  maxLength: number;
+}
+
+/** A number or a string such as a CSS length (`pdf_margin_top`). */
+export interface LengthSpec extends BaseSpec {
+  type: "length";
+}
+
+export type OptionSpec = BooleanSpec | NumberSpec | StringSpec | EnumSpec | StringListSpec | LengthSpec;
+export type OptionTable = Readonly<Record<string, OptionSpec>>;
+
+type ValueOf<S> = S extends BooleanSpec
+  ? boolean
+  : S extends NumberSpec
+    ? number
+    : S extends EnumSpec<infer V>
+      ? V
+      : S extends StringListSpec
+        ? string[]
+        : S extends LengthSpec
+          ? string | number
+          : string;
+
+type Defaulted<T extends OptionTable> = { [K in keyof T as T[K] extends { default: unknown } ? K : never]: ValueOf<T[K]> };
+type Optional<T extends OptionTable> = {
+  [K in keyof T as T[K] extends { default: unknown } ? never : K]?: ValueOf<T[K]>;
+};
+
+/** The parsed shape of a table: options with defaults are always present. */
+export type OptionsOf<T extends OptionTable> = Defaulted<T> & Optional<T>;
+
+export const bool = <D extends boolean | undefined = undefined>(
+  doc: string,
+  extra: Omit<BooleanSpec, "type" | "doc" | "default"> & { default?: D } = {},
+) => ({ type: "boolean" as const, doc, ...extra }) as BooleanSpec & (D extends boolean ? { default: D } : unknown);
+
+export const num = <D extends number | undefined = undefined>(
+  doc: string,
+  extra: Omit<NumberSpec, "type" | "doc" | "default"> & { default?: D },
+) => ({ type: "number" as const, doc, ...extra }) as NumberSpec & (D extends number ? { default: D } : unknown);
+
+export const str = <D extends string | undefined = undefined>(
+  doc: string,
+  extra: Omit<StringSpec, "type" | "doc" | "default"> & { default?: D },
+) => ({ type: "string" as const, doc, ...extra }) as StringSpec & (D extends string ? { default: D } : unknown);
+
+export const oneOf = <V extends string, D extends V | undefined = undefined>(
+  doc: string,
+  values: readonly V[],
+  extra: Omit<EnumSpec<V>, "type" | "doc" | "values" | "default"> & { default?: D } = {},
+) => ({ type: "enum" as const, doc, values, ...extra }) as EnumSpec<V> & (D extends V ? { default: D } : unknown);
+
+export const strings = (doc: string, extra: Omit<StringListSpec, "type" | "doc">) =>
+  ({ type: "strings" as const, doc, ...extra }) as StringListSpec;
+
+export const length = (doc: string, extra: Omit<LengthSpec, "type" | "doc"> = {}) =>
+  ({ type: "length" as const, doc, ...extra }) as LengthSpec;

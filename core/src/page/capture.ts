@@ -1,0 +1,156 @@
+import type { Box, PageSession } from "../contracts/engine.js";
+import { RenderError } from "../errors.js";
+import type { RenderOptions } from "../options/catalogue.js";
+import { abortReason } from "../util/timeout.js";
+import { forOption } from "./option-errors.js";
+
+/** Largest side of one capture in device pixels: Chromium's limit is 16,384; WebP's is 16,383. */
+export const MAX_CAPTURE_PIXELS = 16_383;
+/**
+ * Height of one section of a capture taller than `MAX_CAPTURE_PIXELS`, in device pixels. Measured
+ * on a 40,000 px text page (docs/page-preparation.md): 8,192 px sections are as fast as 16,383 px
+ * ones (within 5% at dpr 1, slightly faster at dpr 2) and halve the browser's bitmap per capture;
+ * 2,048 px sections are ~40% slower.
+ */
+export const SECTION_PIXELS = 8_192;
+/** Largest capture in device pixels (width × height): sharp's default input limit, 0x3FFF². */
+export const MAX_TOTAL_PIXELS = 0x3fff * 0x3fff;
+
+/** One screenshot of a capture, in order from the top. */
+export interface CaptureSection {
+  /** Encoded image (`Capture.type`). */
+  bytes: Uint8Array;
+  /** Offset from the top of the capture in CSS pixels. */
+  top: number;
+  /** Height in CSS pixels. */
+  height: number;
+}
+
+/**
+ * A screenshot, in one section or, when taller than one capture allows, several sections of the
+ * same width to be stacked in order (format-image stitches them).
+ */
+export interface Capture {
+  /** Encoding of every section: the type asked for, except png when there is more than one section. */
+  type: "png" | "jpeg";
+  sections: CaptureSection[];
+  /** Size of the captured area in CSS pixels (the sum of the sections' heights). */
+  width: number;
+  height: number;
+  /** Device pixels per CSS pixel. */
+  deviceScaleFactor: number;
+  /** Where the area lies in the document (CSS pixels); absent for a viewport capture. */
+  area?: Box;
+  /** True when the page (or element) was cut: at `max_height`, the pixel cap or the caller's height limit. */
+  truncated: boolean;
+}
+
+/** What the caller can take, and when to stop. */
+export interface CaptureLimits {
+  /** Largest output height in device pixels (an encoder's limit when the capture is not resized). */
+  maxPixelHeight?: number;
+  /** Checked before each section: an aborted render captures no further section. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Height of a section in CSS pixels: at most `SECTION_PIXELS` device pixels and, when possible, a
+ * whole number of device pixels, so that sections meet without a rounding seam at any scale factor.
+ */
+export function sectionHeight(dpr: number): number {
+  const most = Math.max(1, Math.floor(SECTION_PIXELS / dpr));
+  for (let h = most; h > most - 64 && h > 0; h--) {
+    if (Math.abs(h * dpr - Math.round(h * dpr)) < 1e-6) return h;
+  }
+  return most;
+}
+
+/**
+ * Cuts an area (CSS pixels) to what one render may capture: width to one capture, height to
+ * `maxHeight`, to the total pixel cap, and to `limits.maxPixelHeight`. Returns the kept height and width.
+ */
+export function captureBounds(
+  area: { width: number; height: number },
+  dpr: number,
+  maxHeight: number,
+  limits: CaptureLimits = {},
+): { width: number; height: number; truncated: boolean } {
+  const width = Math.min(area.width, Math.floor(MAX_CAPTURE_PIXELS / dpr));
+  const devWidth = Math.max(1, Math.ceil(width * dpr));
+  const byPixels = Math.floor(MAX_TOTAL_PIXELS / devWidth / dpr);
+  const byCaller = limits.maxPixelHeight === undefined ? Number.POSITIVE_INFINITY : Math.floor(limits.maxPixelHeight / dpr);
+  const height = Math.max(1, Math.min(area.height, maxHeight, byPixels, byCaller));
+  return { width, height, truncated: width < area.width || height < area.height };
+}
+
+/**
+ * Captures `area` (document coordinates): one clip screenshot when it fits `MAX_CAPTURE_PIXELS`,
+ * otherwise PNG sections of `sectionHeight(dpr)` CSS pixels (clip screenshots beyond the viewport:
+ * Chromium lays out the whole document for each, so `position: fixed` elements appear once, where
+ * they are at the current scroll position, not in every section).
+ */
+async function captureArea(
+  session: PageSession,
+  area: Box,
+  dpr: number,
+  base: { type: "png" | "jpeg"; quality?: number; omitBackground: boolean },
+  signal: AbortSignal | undefined,
+): Promise<Pick<Capture, "type" | "sections">> {
+  if (area.height * dpr <= MAX_CAPTURE_PIXELS) {
+    const bytes = await session.screenshot({ ...base, fullPage: true, clip: area });
+    return { type: base.type, sections: [{ bytes, top: 0, height: area.height }] };
+  }
+  // Stitched by sharp: PNG sections, so a JPEG is encoded once, from lossless pixels.
+  const png = { ...base, type: "png" as const, quality: undefined };
+  const step = sectionHeight(dpr);
+  const sections: CaptureSection[] = [];
+  for (let top = 0; top < area.height; top += step) {
+    if (signal?.aborted) throw abortReason(signal);
+    const height = Math.min(step, area.height - top);
+    const bytes = await session.screenshot({ ...png, fullPage: true, clip: { ...area, y: area.y + top, height } });
+    sections.push({ bytes, top, height });
+  }
+  return { type: "png", sections };
+}
+
+/**
+ * Screenshot of what the request asks for: the element of `selector` (falling back to the
+ * viewport unless `fail_if_selector_missing`), the full page, or the viewport. Full pages and
+ * elements are cut at `max_height` CSS pixels and at `MAX_TOTAL_PIXELS`; taller than one capture,
+ * they come in sections (`captureArea`). `limits` lets a format that would cut the image anyway
+ * (an encoder's size limit) skip capturing what it would throw away.
+ */
+export async function captureScreenshot(
+  session: PageSession,
+  options: RenderOptions,
+  type: "png" | "jpeg",
+  limits: CaptureLimits = {},
+): Promise<Capture> {
+  const base = {
+    type,
+    quality: type === "jpeg" ? options.quality : undefined,
+    omitBackground: options.transparent && type === "png",
+  };
+  const dpr = options.deviceScaleFactor;
+  let whole: Box | undefined;
+  if (options.selector) {
+    const box = await forOption("selector", session.elementBox(options.selector));
+    if (box && box.width > 0 && box.height > 0) whole = box;
+    else if (options.failIfSelectorMissing) {
+      throw new RenderError("EngineResponseNotOkError", `selector: nothing visible matches "${options.selector}"`);
+    }
+  }
+  if (!whole && options.fullPage) {
+    const size = await session.documentSize();
+    whole = { x: 0, y: 0, width: options.width, height: Math.max(1, size.height) };
+  }
+  if (!whole) {
+    const bytes = await session.screenshot({ ...base, fullPage: false });
+    const sections = [{ bytes, top: 0, height: options.height }];
+    return { type, sections, width: options.width, height: options.height, deviceScaleFactor: dpr, truncated: false };
+  }
+  const kept = captureBounds(whole, dpr, options.maxHeight, limits);
+  const area = { ...whole, width: kept.width, height: kept.height };
+  const captured = await captureArea(session, area, dpr, base, limits.signal);
+  return { ...captured, width: area.width, height: area.height, deviceScaleFactor: dpr, area, truncated: kept.truncated };
+}

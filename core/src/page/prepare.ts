@@ -1,0 +1,143 @@
+import type { PageSession } from "../contracts/engine.js";
+import type { Logger } from "../contracts/logger.js";
+import { RenderError } from "../errors.js";
+import type { RenderOptions } from "../options/catalogue.js";
+import type { AdBlocker } from "../prepare/adblock/index.js";
+import { checkBlockPatterns } from "../prepare/blocking.js";
+import { consentMode, settleConsent } from "../prepare/consent/index.js";
+import { clickAndDismiss, scrollAndHover } from "../prepare/interactions.js";
+import { preScroll } from "../prepare/scroll.js";
+import { sleep } from "../util/timeout.js";
+import { forOption, pageError } from "./option-errors.js";
+
+export { forOption, pageError } from "./option-errors.js";
+
+/** What preparation needs besides the page and the options. */
+export interface PrepareContext {
+  /** Output format (`pdf` prints the whole document, so it is pre-scrolled like `full_page`). */
+  format: string;
+  logger: Logger;
+  /** Loaded filter engine when `block_ads` is on and a list is available. */
+  adblock?: AdBlocker;
+  renderId?: string;
+}
+
+/** Longest the consent step waits for autoconsent after load, in ms. */
+export const CONSENT_BUDGET_MS = 5_000;
+/** Longest the lazy-load pre-scroll (with its image wait) takes, in ms. */
+export const PRESCROLL_BUDGET_MS = 20_000;
+
+/** Time preparation may add beyond the page's own waits (the attempt budget grows by it). */
+export function preparationBudgetMs(options: RenderOptions): number {
+  let ms = 0;
+  if (consentMode(options)) ms += CONSENT_BUDGET_MS;
+  if (options.fullPage || options.format === "pdf") ms += PRESCROLL_BUDGET_MS;
+  return ms;
+}
+
+/** Cross-option checks of page preparation, at parse time (a 400 before queueing). */
+export function checkPageOptions(options: RenderOptions): void {
+  if (options.disableJs && options.js) {
+    throw new RenderError("InvalidOptions", "Option js cannot run with disable_js", { details: { option: "js" } });
+  }
+  checkBlockPatterns(options.blockUrls ?? []);
+}
+
+/** Whether the request's capture covers the whole document (and so needs the lazy-load pre-scroll). */
+function wholeDocument(options: RenderOptions, format: string): boolean {
+  return (options.fullPage || format === "pdf") && !options.selector && !options.skipScroll;
+}
+
+/** Fails the render when the page answered with a status the request refuses. */
+export function checkStatus(session: PageSession, options: RenderOptions): void {
+  const status = session.response.status;
+  if (status === undefined) return;
+  if ((options.failOn4xx && status >= 400 && status < 500) || (options.failOn5xx && status >= 500 && status < 600)) {
+    throw pageError(`The page answered HTTP ${status} (fail_on_${Math.floor(status / 100)}xx is set)`);
+  }
+}
+
+/** CSS hiding every selector of a comma list. */
+export function hideCss(selectors: string): string {
+  return `${selectors} { display: none !important; }`;
+}
+
+/**
+ * Runs the request's page preparation in a fixed order (docs/page-preparation.md): status check,
+ * `wait_for` / `wait_to_leave`, consent banners, ad hiding, `css`, `hide_selector`, `js`, `click`,
+ * `click_all`, `press_escape`, lazy-load pre-scroll, `scroll_to`, `hover`, `delay`. Engines
+ * supply the primitives; the order is the same for all.
+ */
+export async function preparePage(
+  session: PageSession,
+  options: RenderOptions,
+  signal: AbortSignal,
+  context: PrepareContext,
+): Promise<void> {
+  checkStatus(session, options);
+  const waitTimeout = Math.min(options.waitTimeout, options.timeout);
+  if (options.waitFor) {
+    const found = await forOption(
+      "wait_for",
+      session.waitForSelector(options.waitFor, { state: "visible", timeoutMs: waitTimeout }),
+    );
+    if (found && options.failIfSelectorPresent) {
+      throw pageError(`wait_for: "${options.waitFor}" is present (fail_if_selector_present is set)`);
+    }
+    if (!found && options.failIfSelectorMissing) {
+      throw pageError(`wait_for: "${options.waitFor}" did not appear within ${waitTimeout} ms`);
+    }
+  }
+  if (options.waitToLeave) {
+    const left = await forOption(
+      "wait_to_leave",
+      session.waitForSelector(options.waitToLeave, { state: "hidden", timeoutMs: waitTimeout }),
+    );
+    if (!left && options.failIfSelectorMissing) {
+      throw pageError(`wait_to_leave: "${options.waitToLeave}" was still visible after ${waitTimeout} ms`);
+    }
+  }
+  const consent = consentMode(options);
+  if (consent) {
+    const report = await settleConsent(session, consent, { budgetMs: CONSENT_BUDGET_MS, signal, logger: context.logger });
+    context.logger.debug("consent banners", { renderId: context.renderId, mode: consent, ...report });
+  }
+  if (context.adblock) {
+    const css = await context.adblock.cosmeticCss(session);
+    if (css) await session.addStyle(css);
+  }
+  if (options.css) await session.addStyle(options.css);
+  if (options.hideSelector) await forOption("hide_selector", session.addStyle(hideCss(options.hideSelector)));
+  if (options.js) {
+    try {
+      await session.evaluate(`async () => { ${options.js}\n}`);
+    } catch (error) {
+      if (error instanceof RenderError) throw error;
+      const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
+      throw pageError(`The js option failed in the page: ${why}`);
+    }
+  }
+  for (const selector of options.click ?? []) {
+    const clicked = await forOption("click", session.click(selector, { all: false, timeoutMs: Math.min(waitTimeout, 5_000) }));
+    if (clicked === 0 && options.failIfSelectorMissing) throw pageError(`click: nothing matches "${selector}"`);
+  }
+  await clickAndDismiss(session, options, signal);
+  if (wholeDocument(options, context.format)) {
+    await preScroll(
+      session,
+      {
+        increment: options.scrollIncrement ?? options.height,
+        delay: options.scrollDelay,
+        maxHeight: options.maxHeight,
+        budgetMs: PRESCROLL_BUDGET_MS,
+      },
+      signal,
+    );
+  }
+  await scrollAndHover(session, options, signal);
+  if (options.selector && options.failIfSelectorPresent) {
+    const box = await forOption("selector", session.elementBox(options.selector));
+    if (box) throw pageError(`selector: "${options.selector}" is present (fail_if_selector_present is set)`);
+  }
+  if (options.delay > 0) await sleep(options.delay, signal);
+}

@@ -1,0 +1,101 @@
+import type { CookieSpec, PageSettings, PageTarget } from "../contracts/engine.js";
+import { RenderError } from "../errors.js";
+import type { AddressPolicy } from "../network/address-policy.js";
+import type { RenderOptions } from "../options/catalogue.js";
+import type { AdBlocker } from "../prepare/adblock/index.js";
+import { blockingFilter } from "../prepare/blocking.js";
+import { consentInitScript, consentMode } from "../prepare/consent/index.js";
+
+function badOption(option: string, why: string): RenderError {
+  return new RenderError("InvalidOptions", `Option ${option} ${why}`, { details: { option } });
+}
+
+/** `Name=Value` or `Name: Value` lines (and JSON objects) → a header record. */
+export function parseHeaders(lines: readonly string[] = []): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const match = line.match(/^\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*[=:]\s*(.*)$/);
+    if (!match?.[1]) throw badOption("headers", `entry "${line.slice(0, 60)}" is not Name=Value`);
+    if (/[\r\n]/.test(match[2] ?? "")) throw badOption("headers", "values must not contain line breaks");
+    headers[match[1].toLowerCase()] = (match[2] ?? "").trim();
+  }
+  return headers;
+}
+
+/** `name=value; Domain=..; Path=..; HttpOnly; Secure; SameSite=..` → cookie specs. */
+export function parseCookies(lines: readonly string[] = []): CookieSpec[] {
+  return lines.map((line) => {
+    const [pair = "", ...attrs] = line.split(";");
+    const eq = pair.indexOf("=");
+    if (eq <= 0) throw badOption("cookies", `entry "${line.slice(0, 60)}" is not name=value`);
+    const cookie: CookieSpec = { name: pair.slice(0, eq).trim(), value: pair.slice(eq + 1).trim() };
+    for (const attr of attrs) {
+      const eqAt = attr.indexOf("=");
+      const k = (eqAt < 0 ? attr : attr.slice(0, eqAt)).trim();
+      const v = eqAt < 0 ? "" : attr.slice(eqAt + 1).trim();
+      const key = k.toLowerCase();
+      if (key === "domain") cookie.domain = v;
+      else if (key === "path") cookie.path = v;
+      else if (key === "httponly") cookie.httpOnly = true;
+      else if (key === "secure") cookie.secure = true;
+      else if (key === "samesite") {
+        const s = v.toLowerCase();
+        if (s !== "strict" && s !== "lax" && s !== "none") throw badOption("cookies", `SameSite must be Strict, Lax or None`);
+        cookie.sameSite = s === "strict" ? "Strict" : s === "lax" ? "Lax" : "None";
+      }
+    }
+    return cookie;
+  });
+}
+
+function checkTimezone(tz: string): string {
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: tz });
+    return tz;
+  } catch {
+    throw badOption("tz", `"${tz.slice(0, 40)}" is not an IANA time zone`);
+  }
+}
+
+function checkLocale(lang: string): string {
+  const first = lang.split(",")[0]?.split(";")[0]?.trim() ?? "";
+  try {
+    return Intl.getCanonicalLocales(first)[0] ?? "en-US";
+  } catch {
+    throw badOption("accept_lang", `"${lang.slice(0, 40)}" is not a language tag`);
+  }
+}
+
+/** The target of a request. */
+export function pageTarget(options: RenderOptions): PageTarget {
+  return options.url !== undefined ? { url: options.url } : { html: options.html ?? "" };
+}
+
+/**
+ * Turns request options into engine page settings (validating the free-text ones). `adblock` is
+ * the loaded filter engine when `block_ads` is on and a list could be loaded.
+ */
+export function pageSettings(options: RenderOptions, policy: AddressPolicy, adblock?: AdBlocker): PageSettings {
+  const headers = parseHeaders(options.headers);
+  if (options.acceptLang) headers["accept-language"] = options.acceptLang;
+  const consent = consentMode(options);
+  const requestFilter = blockingFilter(options, adblock);
+  return {
+    ...(requestFilter ? { requestFilter } : {}),
+    ...(consent ? { initScripts: [consentInitScript(consent)] } : {}),
+    width: options.width,
+    height: options.height,
+    deviceScaleFactor: options.deviceScaleFactor,
+    userAgent: options.userAgent,
+    headers,
+    cookies: parseCookies(options.cookies),
+    locale: checkLocale(options.acceptLang),
+    timezone: checkTimezone(options.tz),
+    colorScheme: options.darkMode ? "dark" : "light",
+    reducedMotion: options.reducedMotion,
+    javaScriptEnabled: !options.disableJs,
+    waitUntil: options.waitUntil,
+    timeoutMs: options.timeout,
+    policy,
+  };
+}

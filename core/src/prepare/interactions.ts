@@ -1,0 +1,90 @@
+import type { PageSession } from "../contracts/engine.js";
+import { RenderError } from "../errors.js";
+import type { RenderOptions } from "../options/catalogue.js";
+import { forOption, pageError } from "../page/option-errors.js";
+import { abortReason } from "../util/timeout.js";
+
+/** Longest one click or hover waits for its element (as `click` does), in ms. */
+const STEP_TIMEOUT_MS = 5_000;
+
+/** What the in-page `scroll_to` step found. */
+type ScrollOutcome = { scrolled: boolean } | { invalid: string };
+
+/**
+ * Scrolls the window to a y offset (a number) or the first match of a CSS selector into view
+ * (top aligned). Runs in the page, synchronously (no callbacks: they never run with `disable_js`);
+ * a malformed selector comes back as `invalid`.
+ */
+const SCROLL_SOURCE = `(target) => {
+  if (typeof target === "number") {
+    window.scrollTo({ top: target, left: 0, behavior: "instant" });
+    return { scrolled: true };
+  }
+  let element;
+  try {
+    element = document.querySelector(target);
+  } catch (error) {
+    return { invalid: String(error && error.message ? error.message : error) };
+  }
+  if (!element) return { scrolled: false };
+  element.scrollIntoView({ block: "start", inline: "nearest", behavior: "instant" });
+  return { scrolled: true };
+}`;
+
+/** Waits for two animation frames (at most 200 ms), so the next capture paints what changed. */
+const NEXT_FRAME_SOURCE = `() => new Promise((resolve) => {
+  const timer = setTimeout(resolve, 200);
+  requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(timer); resolve(); }));
+})`;
+
+function checkSignal(signal: AbortSignal): void {
+  if (signal.aborted) throw abortReason(signal);
+}
+
+/** Bound of one click or hover: `wait_timeout` (within `timeout`), at most 5 s. */
+function stepTimeout(options: RenderOptions): number {
+  return Math.min(options.waitTimeout, options.timeout, STEP_TIMEOUT_MS);
+}
+
+/** click_all, press_escape: after `click`, before the pre-scroll. */
+export async function clickAndDismiss(session: PageSession, options: RenderOptions, signal: AbortSignal): Promise<void> {
+  const timeoutMs = stepTimeout(options);
+  for (const selector of options.clickAll ?? []) {
+    checkSignal(signal);
+    const clicked = await forOption("click_all", session.click(selector, { all: true, timeoutMs }));
+    if (clicked === 0 && options.failIfSelectorMissing) throw pageError(`click_all: nothing matches "${selector}"`);
+  }
+  if (options.pressEscape) {
+    checkSignal(signal);
+    await forOption("press_escape", session.press("Escape"));
+  }
+}
+
+/** `scroll_to` as the page receives it: a y offset for digits, else a CSS selector. */
+function scrollTarget(value: string): number | string {
+  const trimmed = value.trim();
+  return /^\d+$/.test(trimmed) ? Number(trimmed) : trimmed;
+}
+
+/** scroll_to, then hover: the last steps before `delay` and capture. */
+export async function scrollAndHover(session: PageSession, options: RenderOptions, signal: AbortSignal): Promise<void> {
+  if (options.scrollTo !== undefined && options.scrollTo.trim() !== "") {
+    checkSignal(signal);
+    const target = scrollTarget(options.scrollTo);
+    const outcome = await session.evaluate<ScrollOutcome>(SCROLL_SOURCE, target);
+    if ("invalid" in outcome) {
+      throw new RenderError("InvalidOptions", `Option scroll_to: invalid selector: ${outcome.invalid.split("\n")[0]}`, {
+        details: { option: "scroll_to" },
+      });
+    }
+    if (!outcome.scrolled && options.failIfSelectorMissing) throw pageError(`scroll_to: nothing matches "${target}"`);
+    // Page timers and frames never fire without JavaScript; the capture paints a fresh frame anyway.
+    if (outcome.scrolled && !options.disableJs) await session.evaluate(NEXT_FRAME_SOURCE);
+  }
+  const timeoutMs = stepTimeout(options);
+  for (const selector of options.hover ?? []) {
+    checkSignal(signal);
+    const hovered = await forOption("hover", session.hover(selector, { timeoutMs }));
+    if (!hovered && options.failIfSelectorMissing) throw pageError(`hover: nothing visible matches "${selector}"`);
+  }
+}

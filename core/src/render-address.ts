@@ -1,0 +1,16 @@
+import { pathToFileURL } from "node:url";
+import type { Storage } from "./contracts/storage.js";
+import type { RendererSettings } from "./settings.js";
+
+/** Address of a stored render: the storage's own, the server's, or a local file. */
+export async function renderAddress(
+  storage: Storage,
+  settings: RendererSettings,
+  key: string,
+): Promise<{ url: string; path?: string }> {
+  const path = storage.localPath?.(key);
+  if (storage.publicUrl) return { url: await storage.publicUrl(key, settings.renderTtlSeconds), path };
+  if (settings.baseUrl) return { url: `${settings.baseUrl}/renders/${key}`, path };
+  if (path) return { url: pathToFileURL(path).href, path };
+  return { url: `renderkit:${key}` };
+}

@@ -1,0 +1,305 @@
+import { checkCapabilities, runAttempt } from "./attempt.js";
+import type { Engine } from "./contracts/engine.js";
+import type { Logger } from "./contracts/logger.js";
+import type { Notifier } from "./contracts/notifier.js";
+import type { Queue, QueueJob } from "./contracts/queue.js";
+import type { ByteRange, Storage, StoredObject } from "./contracts/storage.js";
+import { RenderError, toRenderError } from "./errors.js";
+import type { RenderEvent, RenderResult } from "./events.js";
+import { AddressPolicy } from "./network/address-policy.js";
+import type { RenderOptions } from "./options/catalogue.js";
+import { indexTable, type ParsedOptions, parseOptions } from "./options/parse.js";
+import type { OptionTable } from "./options/spec.js";
+import { checkPageOptions, preparationBudgetMs } from "./page/prepare.js";
+import type { AdblockLists } from "./prepare/adblock/index.js";
+import type { EngineRegistry, FormatterRegistry } from "./registry.js";
+import type { RendererSettings } from "./settings.js";
+import { newRenderId, type RenderOrigin } from "./util/ids.js";
+import { withTimeout } from "./util/timeout.js";
+
+/** What the queue carries for one render (JSON only). */
+export interface RenderJobData {
+  options: RenderOptions & Record<string, unknown>;
+  origin: RenderOrigin;
+  /** Caller data carried into events (project id, webhook address...). */
+  meta?: Record<string, unknown>;
+}
+
+export interface SubmitOptions {
+  /** Use this id instead of a fresh one. */
+  renderId?: string;
+  origin?: RenderOrigin;
+  meta?: Record<string, unknown>;
+}
+
+export type RenderListener = (event: RenderEvent) => void;
+
+export interface RendererParts {
+  settings: RendererSettings;
+  logger: Logger;
+  engines: EngineRegistry;
+  formatters: FormatterRegistry;
+  storage: Storage;
+  queue: Queue;
+  notifiers: Notifier[];
+  options: OptionTable;
+  /** Filter lists for `block_ads`, loaded on first use. */
+  adblock?: AdblockLists;
+}
+
+interface Waiter {
+  resolve(result: RenderResult): void;
+  reject(error: RenderError): void;
+}
+
+/**
+ * The embeddable render service: validates requests, queues them, runs attempts on an engine,
+ * stores results and reports every state change. Create it with `createRenderer`.
+ */
+export class Renderer {
+  private readonly waiters = new Map<string, Waiter>();
+  private readonly listeners = new Set<RenderListener>();
+  private readonly optionIndex: Map<string, string>;
+  private readonly basePolicy: AddressPolicy;
+  private sweeper: NodeJS.Timeout | undefined;
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly parts: RendererParts) {
+    this.optionIndex = indexTable(parts.options);
+    this.basePolicy = new AddressPolicy({ allowPrivate: parts.settings.allowPrivateNetworks, lookup: parts.settings.lookup });
+  }
+
+  /** Resolved settings. */
+  get settings(): RendererSettings {
+    return this.parts.settings;
+  }
+
+  /** The option table in force (core options plus plugin options). */
+  get optionTable(): OptionTable {
+    return this.parts.options;
+  }
+
+  /** Formats the installed formatters provide. */
+  get formats(): string[] {
+    return this.parts.formatters.formats;
+  }
+
+  /** Names of the installed engines; the first is the default. */
+  get engines(): string[] {
+    return this.parts.engines.names;
+  }
+
+  /** Engine instances (health checks, stats). */
+  engine(name?: string): Engine {
+    return this.parts.engines.get(name);
+  }
+
+  /** Starts the queue and the storage sweeper. Called by `createRenderer`. */
+  async start(): Promise<void> {
+    await this.parts.queue.start((job, signal) => this.run(job as QueueJob<RenderJobData>, signal), {
+      concurrency: this.parts.settings.concurrency,
+    });
+    const sweep = () =>
+      this.parts.storage.sweep?.(Date.now()).catch((e: unknown) => this.parts.logger.warn("sweep failed", { error: String(e) }));
+    this.sweeper = setInterval(sweep, 3_600_000);
+    this.sweeper.unref();
+  }
+
+  /** Validates options without rendering; throws `RenderError` with the spec's codes. */
+  parse(input: Record<string, unknown>): ParsedOptions {
+    const parsed = parseOptions(input, { table: this.parts.options, formats: this.formats }, this.optionIndex);
+    const engine = this.parts.engines.get(parsed.options.engine);
+    const { formatter, spec } = this.parts.formatters.get(parsed.options.format);
+    checkCapabilities(engine, spec);
+    formatter.validate?.(parsed.options, spec);
+    checkPageOptions(parsed.options);
+    if (parsed.options.saveMarkdown && !this.formats.includes("md")) {
+      throw new RenderError("InvalidOptions", "Option save_markdown needs the md format: add @renderkit/format-markdown", {
+        details: { option: "save_markdown" },
+      });
+    }
+    return parsed;
+  }
+
+  /** Subscribes to state changes; returns the unsubscribe function. */
+  on(listener: RenderListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Queues a render and returns at once (async renders); follow it with `on()`. */
+  async submit(input: Record<string, unknown>, options: SubmitOptions = {}): Promise<{ renderId: string; ignored: string[] }> {
+    if (this.closing) throw new RenderError("ServiceUnavailable", "The renderer is shutting down");
+    const parsed = this.parse(input);
+    const renderId = options.renderId ?? newRenderId(options.origin ?? "async");
+    const data: RenderJobData = { options: parsed.options, origin: options.origin ?? "async", meta: options.meta };
+    await this.parts.queue.add({ id: renderId, data, attempt: 1, enqueuedAt: Date.now() });
+    this.emit({ type: "render.created", renderId, at: Date.now() }, options.meta);
+    return { renderId, ignored: parsed.ignored };
+  }
+
+  /** Renders and waits for the result (sync renders and library use). */
+  async render(input: Record<string, unknown>, options: SubmitOptions = {}): Promise<RenderResult> {
+    const renderId = options.renderId ?? newRenderId(options.origin ?? "sync");
+    const done = new Promise<RenderResult>((resolve, reject) => this.waiters.set(renderId, { resolve, reject }));
+    try {
+      await this.submit(input, { ...options, renderId, origin: options.origin ?? "sync" });
+    } catch (error) {
+      this.waiters.delete(renderId);
+      throw error;
+    }
+    return done;
+  }
+
+  /** Reads a stored render (or a byte range of it). */
+  read(key: string, range?: ByteRange): Promise<StoredObject | undefined> {
+    return this.parts.storage.get(key, range);
+  }
+
+  private emit(event: RenderEvent, meta?: Record<string, unknown>): void {
+    for (const listener of this.listeners) {
+      try {
+        listener({ ...event, meta });
+      } catch (error) {
+        this.parts.logger.error("a render listener threw", { error: String(error) });
+      }
+    }
+    if (event.type === "render.succeeded" || event.type === "render.failed") {
+      for (const notifier of this.parts.notifiers) {
+        notifier
+          .notify({ ...event, meta })
+          .catch((error: unknown) =>
+            this.parts.logger.error("notifier failed", { notifier: notifier.name, error: String(error) }),
+          );
+      }
+    }
+  }
+
+  /** Runs a job through its attempts (the queue's handler). */
+  private async run(job: QueueJob<RenderJobData>, signal: AbortSignal): Promise<void> {
+    const { settings, logger } = this.parts;
+    const { options, meta } = job.data;
+    if (await settings.alreadyFinished?.(job.id)) {
+      logger.info("skipping a redelivered render that already ended", { renderId: job.id });
+      return;
+    }
+    const startTime = Date.now();
+    // Redelivered by a durable queue after the process died mid-attempt (DESIGN §2 "retrying").
+    if (job.attempt > 1 && job.attempt <= settings.maxAttempts) {
+      const reason = "The process stopped during the previous attempt";
+      this.emit({ type: "render.retrying", renderId: job.id, attempt: job.attempt, reason, at: startTime }, meta);
+    }
+    let lastError: RenderError | undefined;
+    for (let attempt = job.attempt; attempt <= settings.maxAttempts; attempt++) {
+      this.emit({ type: "render.started", renderId: job.id, attempt, at: Date.now() }, meta);
+      const controller = new AbortController();
+      let extra = 0;
+      try {
+        const { formatter, spec } = this.parts.formatters.get(options.format);
+        extra = formatter.extraTimeMs?.(options, spec) ?? 0;
+      } catch {
+        // An unknown format fails inside the attempt with its own error.
+      }
+      const budget =
+        Math.max(settings.attemptTimeoutMs, options.timeout + options.delay + options.waitTimeout * 2 + 15_000) +
+        extra +
+        preparationBudgetMs(options);
+      const timer = setTimeout(
+        () => controller.abort(new RenderError("RenderTimeoutError", `The render stalled for ${budget} ms`, { retryable: true })),
+        budget,
+      );
+      const onAbort = () => controller.abort(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      try {
+        const engine = this.parts.engines.get(options.engine);
+        const { formatter, spec } = this.parts.formatters.get(options.format);
+        checkCapabilities(engine, spec);
+        const side = this.parts.formatters.formats.includes("md") ? { md: this.parts.formatters.get("md") } : {};
+        const plan = { renderId: job.id, options, engine, formatter, format: spec, policy: this.basePolicy.fork(), side };
+        const outcome = await runAttempt(plan, this.parts, controller.signal);
+        const endTime = Date.now();
+        const result: RenderResult = {
+          renderId: job.id,
+          renderUrl: outcome.renderUrl,
+          size: outcome.size,
+          renderTime: endTime - startTime,
+          queueTime: Math.max(0, startTime - job.enqueuedAt),
+          bandwidth: outcome.bandwidth,
+          format: spec.format,
+          contentType: spec.contentType,
+          key: outcome.key,
+          ...(outcome.path ? { path: outcome.path } : {}),
+          ...outcome.extras,
+        };
+        this.emit({ type: "render.succeeded", renderId: job.id, result, startTime, endTime }, meta);
+        this.settle(job.id, result);
+        return;
+      } catch (error) {
+        lastError =
+          controller.signal.aborted && controller.signal.reason instanceof RenderError
+            ? controller.signal.reason
+            : toRenderError(error);
+        if (signal.aborted) break;
+        if (!lastError.retryable || attempt >= settings.maxAttempts) break;
+        logger.warn("render attempt failed; retrying", {
+          renderId: job.id,
+          attempt,
+          code: lastError.code,
+          reason: lastError.message,
+        });
+        this.emit(
+          { type: "render.retrying", renderId: job.id, attempt: attempt + 1, reason: lastError.message, at: Date.now() },
+          meta,
+        );
+      } finally {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+      }
+    }
+    const failure =
+      lastError ??
+      new RenderError(
+        "EngineResponseNotOkError",
+        job.attempt > settings.maxAttempts ? "The render was interrupted by a restart on every attempt" : "The render failed",
+      );
+    logger.info("render failed", { renderId: job.id, code: failure.code, reason: failure.message });
+    this.emit(
+      { type: "render.failed", renderId: job.id, code: failure.code, reason: failure.message, startTime, endTime: Date.now() },
+      meta,
+    );
+    this.settle(job.id, failure);
+  }
+
+  private settle(renderId: string, outcome: RenderResult | RenderError): void {
+    const waiter = this.waiters.get(renderId);
+    if (!waiter) return;
+    this.waiters.delete(renderId);
+    if (outcome instanceof RenderError) waiter.reject(outcome);
+    else waiter.resolve(outcome);
+  }
+
+  /** Stops taking renders, lets running ones finish (up to `timeoutMs`), then closes every part. */
+  close(timeoutMs = 30_000): Promise<void> {
+    this.closing ??= (async () => {
+      clearInterval(this.sweeper);
+      const { queue, engines, storage, notifiers, logger } = this.parts;
+      await queue.close(timeoutMs).catch((e: unknown) => logger.warn("queue close failed", { error: String(e) }));
+      for (const [id, waiter] of this.waiters) {
+        waiter.reject(new RenderError("ServiceUnavailable", "The renderer closed before this render ran"));
+        this.waiters.delete(id);
+      }
+      const closers = [
+        ...engines.all().map((e) => () => e.close()),
+        ...notifiers.map((n) => () => n.close?.()),
+        () => storage.close?.(),
+        () => this.parts.adblock?.close(),
+      ];
+      for (const close of closers) {
+        await withTimeout(Promise.resolve(close()), 15_000).catch((e: unknown) =>
+          logger.warn("close failed", { error: String(e) }),
+        );
+      }
+    })();
+    return this.closing;
+  }
+}

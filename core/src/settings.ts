@@ -1,0 +1,58 @@
+import { join, resolve } from "node:path";
+import type { AddressPolicyOptions } from "./network/address-policy.js";
+import type { AdblockSettings } from "./prepare/adblock/index.js";
+
+/** Filter lists `block_ads` uses when the operator names none: EasyList and EasyPrivacy. */
+export const DEFAULT_ADBLOCK_LISTS = [
+  "https://easylist.to/easylist/easylist.txt",
+  "https://easylist.to/easylist/easyprivacy.txt",
+] as const;
+
+/** Settings of one renderer. Every field has a safe default. */
+export interface RendererSettings {
+  /** Where built-in storage and queue keep their files. Default `./.renderkit` (env `RENDERKIT_DATA_DIR`). */
+  dataDir: string;
+  /** Public base address of the server; render addresses become `<baseUrl>/renders/<key>`. */
+  baseUrl?: string;
+  /** Non-public destinations renders may reach (DESIGN §5). Default: none. */
+  allowPrivateNetworks: AddressPolicyOptions["allowPrivate"];
+  /** Renders running at once. Default 2 (the measured sweet spot on 2 cores). */
+  concurrency: number;
+  /** Renders allowed to wait; more are refused with `ServiceUnavailable`. Default 100. */
+  maxQueued: number;
+  /** Attempts per render when the engine crashes or stalls. Default 3. */
+  maxAttempts: number;
+  /** Lifetime of stored renders in seconds. Default 30 days. */
+  renderTtlSeconds: number;
+  /** Hard cap on one attempt, on top of the page-load `timeout` option. Default 120 s. */
+  attemptTimeoutMs: number;
+  /** Filter lists for `block_ads` (default EasyList and EasyPrivacy, cached under `dataDir/adblock`, refreshed daily). */
+  adblock: AdblockSettings;
+  /** DNS lookup override (tests). */
+  lookup?: AddressPolicyOptions["lookup"];
+  /**
+   * Asked before a queued render runs; `true` drops it. Durable queues redeliver after a crash,
+   * and a render whose end was already recorded must not run (or notify) twice.
+   */
+  alreadyFinished?: (renderId: string) => Promise<boolean>;
+}
+
+export function resolveSettings(input: Partial<RendererSettings> = {}): RendererSettings {
+  const dataDir = resolve(input.dataDir ?? process.env.RENDERKIT_DATA_DIR ?? join(process.cwd(), ".renderkit"));
+  return {
+    dataDir,
+    baseUrl: input.baseUrl?.replace(/\/+$/, ""),
+    allowPrivateNetworks: input.allowPrivateNetworks ?? false,
+    concurrency: input.concurrency ?? 2,
+    maxQueued: input.maxQueued ?? 100,
+    maxAttempts: input.maxAttempts ?? 3,
+    renderTtlSeconds: input.renderTtlSeconds ?? 30 * 24 * 3600,
+    attemptTimeoutMs: input.attemptTimeoutMs ?? 120_000,
+    adblock: {
+      lists: input.adblock?.lists ?? DEFAULT_ADBLOCK_LISTS,
+      refreshSeconds: input.adblock?.refreshSeconds ?? 24 * 3600,
+    },
+    lookup: input.lookup,
+    alreadyFinished: input.alreadyFinished,
+  };
+}

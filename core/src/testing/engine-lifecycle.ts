@@ -1,0 +1,172 @@
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Engine, PageSettings } from "../contracts/engine.js";
+import { AddressPolicy } from "../network/address-policy.js";
+
+/** An engine that can report its browser processes (both first-party engines can). */
+export type LifecycleEngine = Engine & { browserPids(): number[] };
+
+/** Options the lifecycle checks construct engines with. */
+export interface LifecycleOptions {
+  recycleAfter?: number;
+  concurrency?: number;
+}
+
+/**
+ * Lifecycle checks every engine that launches its own browser runs: relaunch after the browser is
+ * killed, recycling after `recycleAfter` renders, the concurrency limit, nothing left after
+ * `close()`, and no browser or profile left when the Node process is SIGKILLed. `holdBrowser` names
+ * the package and class a child process imports to hold a browser open (`new Class({}, logger)`).
+ */
+export function engineLifecycleContract(
+  name: string,
+  make: (options: LifecycleOptions) => LifecycleEngine,
+  holdBrowser: { module: string; export: string },
+): void {
+  let server: Server;
+  let base: string;
+  let port: number;
+
+  function settings(overrides: Partial<PageSettings> = {}): PageSettings {
+    return {
+      width: 800,
+      height: 600,
+      deviceScaleFactor: 1,
+      headers: {},
+      cookies: [],
+      colorScheme: "light",
+      reducedMotion: false,
+      javaScriptEnabled: true,
+      media: "screen",
+      waitUntil: "loaded",
+      timeoutMs: 15_000,
+      policy: new AddressPolicy({ allowPrivate: [`127.0.0.1:${port}`] }),
+      ...overrides,
+    };
+  }
+
+  function alive(pid: number): boolean {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async function waitFor(check: () => boolean, ms = 10_000): Promise<boolean> {
+    const end = Date.now() + ms;
+    while (Date.now() < end) {
+      if (check()) return true;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return check();
+  }
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      res.setHeader("content-type", "text/html");
+      res.end(`<title>t</title><p id=p>${req.url}</p>`);
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    port = (server.address() as AddressInfo).port;
+    base = `http://127.0.0.1:${port}`;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  describe(`${name} engine lifecycle`, () => {
+    it("relaunches the browser after it was killed between renders", async () => {
+      const engine = make({});
+      try {
+        const first = await engine.open({ url: `${base}/a` }, settings(), new AbortController().signal);
+        await first.close();
+        const [pid] = engine.browserPids();
+        expect(pid).toBeGreaterThan(0);
+        process.kill(-(pid as number), "SIGKILL");
+        expect(await waitFor(() => !alive(pid as number))).toBe(true);
+        const second = await engine.open({ url: `${base}/b` }, settings(), new AbortController().signal);
+        expect(await second.evaluate("() => document.getElementById('p').textContent")).toBe("/b");
+        await second.close();
+        expect(engine.stats().launches).toBe(2);
+      } finally {
+        await engine.close();
+      }
+    });
+
+    it("recycles the browser after recycleAfter renders and kills the old one", async () => {
+      const engine = make({ recycleAfter: 2 });
+      try {
+        const pids = new Set<number>();
+        for (let i = 0; i < 3; i++) {
+          const s = await engine.open({ url: `${base}/${i}` }, settings(), new AbortController().signal);
+          for (const pid of engine.browserPids()) pids.add(pid);
+          await s.close();
+        }
+        expect(engine.stats().launches).toBe(2);
+        expect(pids.size).toBe(2);
+        const [old] = [...pids];
+        expect(await waitFor(() => !alive(old as number))).toBe(true);
+        expect(engine.stats().browsers).toBe(1);
+      } finally {
+        await engine.close();
+      }
+    });
+
+    it("holds opens beyond its concurrency until a page closes", async () => {
+      const engine = make({ concurrency: 1 });
+      try {
+        const first = await engine.open({ url: `${base}/1` }, settings(), new AbortController().signal);
+        let secondOpened = false;
+        const second = engine.open({ url: `${base}/2` }, settings(), new AbortController().signal).then((s) => {
+          secondOpened = true;
+          return s;
+        });
+        await new Promise((r) => setTimeout(r, 700));
+        expect(secondOpened).toBe(false);
+        expect(engine.stats().pages).toBe(1);
+        await first.close();
+        await (await second).close();
+        expect(secondOpened).toBe(true);
+        expect(engine.stats().pages).toBe(0);
+      } finally {
+        await engine.close();
+      }
+    });
+
+    it("leaves no browser process or profile directory after close()", async () => {
+      const engine = make({});
+      const s = await engine.open({ html: "<p>x</p>" }, settings(), new AbortController().signal);
+      const pids = engine.browserPids();
+      await engine.close();
+      await s.close();
+      expect(pids.length).toBe(1);
+      expect(pids.every((pid) => !alive(pid))).toBe(true);
+      expect(engine.stats()).toMatchObject({ browsers: 0, pages: 0 });
+    });
+
+    it("kills Chromium and removes its profile when the Node process is SIGKILLed", async () => {
+      const script = fileURLToPath(new URL("./hold-browser.js", import.meta.url));
+      const child = spawn(process.execPath, [script, holdBrowser.module, holdBrowser.export], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      const line = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        child.stdout.on("data", (d: Buffer) => {
+          out += d.toString();
+          if (out.includes("\n")) resolve(out.trim());
+        });
+        child.once("exit", () => reject(new Error(`child exited early: ${out}`)));
+      });
+      const { pid, dir } = JSON.parse(line) as { pid: number; dir: string };
+      expect(alive(pid)).toBe(true);
+      expect(existsSync(dir)).toBe(true);
+      child.kill("SIGKILL");
+      expect(await waitFor(() => !alive(pid), 10_000)).toBe(true);
+      expect(await waitFor(() => !existsSync(dir), 10_000)).toBe(true);
+    });
+  });
+}

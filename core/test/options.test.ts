@@ -1,0 +1,184 @@
+import { CORE_OPTIONS, camelize, type ErrorCode, parseOptions, snakeName } from "@renderkit/core";
+import { describe, expect, it } from "vitest";
+
+const ctx = { table: CORE_OPTIONS, formats: ["png", "jpg", "pdf", "md"] };
+const parse = (input: Record<string, unknown>) => parseOptions(input, ctx);
+const URL_IN = { url: "https://example.com/" };
+
+function failure(input: Record<string, unknown>): { code: ErrorCode; message: string; details?: Record<string, unknown> } {
+  try {
+    parse(input);
+  } catch (error) {
+    return error as { code: ErrorCode; message: string };
+  }
+  throw new Error(`parseOptions accepted ${JSON.stringify(input)}`);
+}
+
+describe("parseOptions", () => {
+  it("applies defaults", () => {
+    const { options, ignored } = parse(URL_IN);
+    expect(options).toMatchObject({ format: "png", width: 1280, height: 1024, fullPage: false, deviceScaleFactor: 1 });
+    expect(options.waitUntil).toBe("loaded");
+    expect(ignored).toEqual([]);
+  });
+
+  it("accepts camelCase, snake_case and kebab-case names", () => {
+    const { options } = parse({ ...URL_IN, full_page: true, waitUntil: "domloaded", "device-scale-factor": 2, fail_on_4xx: 1 });
+    expect(options).toMatchObject({ fullPage: true, waitUntil: "domloaded", deviceScaleFactor: 2, failOn4xx: true });
+  });
+
+  it("coerces numeric and boolean strings (form bodies)", () => {
+    const { options } = parse({ ...URL_IN, width: "800", delay: " 250 ", dpr: "1.5", full_page: "true", dark_mode: "1" });
+    expect(options).toMatchObject({ width: 800, delay: 250, deviceScaleFactor: 1.5, fullPage: true, darkMode: true });
+    for (const [raw, value] of [
+      ["false", false],
+      ["0", false],
+      [0, false],
+      ["TRUE", true],
+      [1, true],
+      [true, true],
+    ] as const) {
+      expect(parse({ ...URL_IN, transparent: raw }).options.transparent).toBe(value);
+    }
+  });
+
+  it.each([
+    [{ width: 99 }, "width"],
+    [{ width: 4001 }, "width"],
+    [{ width: "wide" }, "width"],
+    [{ width: 800.5 }, "width"],
+    [{ device_scale_factor: 5 }, "device_scale_factor"],
+    [{ dpr: 0 }, "device_scale_factor"],
+    [{ timeout: 100 }, "timeout"],
+    [{ wait_timeout: 100_000 }, "wait_timeout"],
+    [{ quality: "80.5" }, "quality"],
+    [{ full_page: "yes" }, "full_page"],
+    [{ wait_until: "whenever" }, "wait_until"],
+    [{ pdf_page_size: "B5" }, "pdf_page_size"],
+    [{ pdf_margin_top: "2 furlongs" }, "pdf_margin_top"],
+    [{ selector: "a".repeat(1025) }, "selector"],
+    [{ click: Array.from({ length: 21 }, (_, i) => `#b${i}`) }, "click"],
+    [{ width: ["800", "900"] }, "width"],
+    [{ fail_on_5xx: "maybe" }, "fail_on_5xx"],
+  ])("refuses %j with InvalidOptions naming %s", (input, option) => {
+    const error = failure({ ...URL_IN, ...input });
+    expect(error.code).toBe("InvalidOptions");
+    expect(error.message).toContain(option);
+    expect(error.details).toEqual({ option });
+  });
+
+  it("accepts the bounds themselves", () => {
+    expect(parse({ ...URL_IN, width: 100, height: 4000, dpr: 4, quality: 1 }).options).toMatchObject({
+      width: 100,
+      height: 4000,
+      deviceScaleFactor: 4,
+      quality: 1,
+    });
+  });
+
+  it("reports unknown and planned options as ignored, as the client spelled them", () => {
+    const { options, ignored } = parse({
+      ...URL_IN,
+      colour: "red",
+      some_future_flag: 1,
+      redirect_after: 5,
+      webhookUrl: "https://hooks.example/x",
+    });
+    expect(ignored).toEqual(["colour", "some_future_flag", "redirect_after", "webhookUrl"]);
+    expect(options).not.toHaveProperty("redirectAfter");
+    expect(options).not.toHaveProperty("webhookUrl");
+    expect(options).not.toHaveProperty("colour");
+  });
+
+  it.each([
+    ["example.com", "http://example.com/"],
+    ["example.com/a?b=1", "http://example.com/a?b=1"],
+    ["example.com:8080/x", "http://example.com:8080/x"],
+    ["  https://example.com  ", "https://example.com/"],
+    ["HTTP://Example.COM", "http://example.com/"],
+  ])("normalises the url %j to %j", (url, href) => {
+    expect(parse({ url }).options.url).toBe(href);
+  });
+
+  it.each([
+    [{ url: 42 }, "UrlWasNotAStringError"],
+    [{ url: { href: "x" } }, "UrlWasNotAStringError"],
+    [{}, "NoUrlSupplied"],
+    [{ url: "" }, "NoUrlSupplied"],
+    [{ url: "   " }, "NoUrlSupplied"],
+    [{ url: null, width: 800 }, "NoUrlSupplied"],
+    [{ url: "javascript:alert(1)" }, "InvalidURLError"],
+    [{ url: "file:///etc/passwd" }, "InvalidURLError"],
+    [{ url: "ftp://example.com/x" }, "InvalidURLError"],
+    [{ url: "data:text/html,<p>x</p>" }, "InvalidURLError"],
+    [{ url: "chrome://settings" }, "InvalidURLError"],
+    [{ url: "http://" }, "InvalidURLError"],
+    [{ url: "https://example.com", html: "<p>x</p>" }, "InvalidOptions"],
+    [{ html: 5 }, "HTMLProcessError"],
+  ])("refuses %j with %s", (input, code) => {
+    expect(failure(input).code).toBe(code);
+  });
+
+  it("refuses input that is not an object", () => {
+    expect(() => parseOptions([] as unknown as Record<string, unknown>, ctx)).toThrow(
+      expect.objectContaining({ code: "InvalidOptions" }),
+    );
+  });
+
+  it("takes html instead of url", () => {
+    const { options } = parse({ html: "<p>x</p>", url: "" });
+    expect(options.html).toBe("<p>x</p>");
+    expect(options).not.toHaveProperty("url");
+  });
+
+  it("maps format synonyms and refuses formats no plugin provides", () => {
+    expect(parse({ ...URL_IN, format: "jpeg" }).options.format).toBe("jpg");
+    expect(parse({ ...URL_IN, format: "JPEG" }).options.format).toBe("jpg");
+    expect(parse({ ...URL_IN, format: "markdown" }).options.format).toBe("md");
+    expect(parseOptions({ ...URL_IN, format: "jpe" }, { ...ctx, formatSynonyms: { jpe: "jpg" } }).options.format).toBe("jpg");
+    const error = failure({ ...URL_IN, format: "webp" });
+    expect(error.code).toBe("InvalidOptions");
+    expect(error.message).toContain("format");
+    expect(error.message).toContain("png, jpg, pdf, md");
+  });
+
+  it("maps retina to deviceScaleFactor 2 unless a scale is given", () => {
+    expect(parse({ ...URL_IN, retina: true }).options.deviceScaleFactor).toBe(2);
+    expect(parse({ ...URL_IN, retina: "true", dpr: 3 }).options.deviceScaleFactor).toBe(3);
+    expect(parse({ ...URL_IN, retina: false }).options.deviceScaleFactor).toBe(1);
+  });
+
+  it("keeps repeated click and header values in order", () => {
+    expect(parse({ ...URL_IN, click: ["#a", "#b", ".c"] }).options.click).toEqual(["#a", "#b", ".c"]);
+    expect(parse({ ...URL_IN, click: "#only" }).options.click).toEqual(["#only"]);
+    expect(parse({ ...URL_IN, header: ["A=1", "B: 2"] }).options.headers).toEqual(["A=1", "B: 2"]);
+  });
+
+  it("maps wait_until synonyms", () => {
+    expect(parse({ ...URL_IN, wait_until: "networkidle" }).options.waitUntil).toBe("requestsfinished");
+    expect(parse({ ...URL_IN, waitUntil: "DOMContentLoaded" }).options.waitUntil).toBe("domloaded");
+  });
+
+  it("accepts one option spelled twice only when both values agree", () => {
+    expect(parse({ ...URL_IN, full_page: true, fullPage: "1" }).options.fullPage).toBe(true);
+    expect(parse({ ...URL_IN, dpr: 2, device_scale_factor: "2" }).options.deviceScaleFactor).toBe(2);
+    const error = failure({ ...URL_IN, full_page: true, fullPage: false });
+    expect(error.code).toBe("InvalidOptions");
+    expect(error.message).toContain("full_page");
+    expect(failure({ ...URL_IN, dpr: 2, device_scale_factor: 3 }).message).toContain("device_scale_factor");
+  });
+
+  it("accepts lengths as pixels or CSS lengths", () => {
+    const { options } = parse({ ...URL_IN, pdf_margin_top: "2cm", pdf_margin_left: 12, pdf_margin_right: "15" });
+    expect(options).toMatchObject({ pdfMarginTop: "2cm", pdfMarginLeft: 12, pdfMarginRight: 15 });
+  });
+});
+
+describe("option names", () => {
+  it("converts between spellings", () => {
+    expect(camelize("full_page")).toBe("fullPage");
+    expect(camelize("device-scale-factor")).toBe("deviceScaleFactor");
+    expect(snakeName("deviceScaleFactor")).toBe("device_scale_factor");
+    expect(snakeName("failOn4xx")).toBe("fail_on_4xx");
+  });
+});
