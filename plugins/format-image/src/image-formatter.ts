@@ -1,0 +1,106 @@
+import {
+  abortReason,
+  type Capture,
+  captureScreenshot,
+  type FormatContext,
+  type FormatOutput,
+  type Formatter,
+  hasVisibleContent,
+  nextFrames,
+  type PageSession,
+  type RenderOptions,
+  raceSignal,
+  sleep,
+} from "@renderkit/core";
+import { isFlatCapture } from "./blank.js";
+import { type ConvertOptions, type ConvertResult, convertImage, directCaptureType } from "./convert.js";
+import { DEFAULT_ENCODER, type EncoderSettings } from "./encoder.js";
+import { IMAGE_FORMATS, isImageFormat, MAX_DIMENSION } from "./formats.js";
+import { imageSize } from "./stitch.js";
+
+/** Pause before the second capture of a blank-looking page (after two animation frames), in ms. */
+export const BLANK_RETRY_MS = 250;
+
+/** A capture, and whether it still looked suspiciously blank after the retry. */
+interface CheckedCapture {
+  capture: Capture;
+  blank: boolean;
+}
+
+/**
+ * Captures, and when the capture is one flat colour while the DOM has visible content in the
+ * captured area (`hasVisibleContent`), waits two animation frames and `BLANK_RETRY_MS`, then
+ * captures once more. Still flat: `blank`. A flat capture of a page with no visible content (an
+ * empty or single-colour page) is what the page looks like, and is not blank.
+ */
+async function captureChecked(
+  session: PageSession,
+  options: RenderOptions,
+  type: "png" | "jpeg",
+  maxPixelHeight: number | undefined,
+  signal: AbortSignal,
+): Promise<CheckedCapture> {
+  const capture = await captureScreenshot(session, options, type, { maxPixelHeight, signal });
+  if (signal.aborted) throw abortReason(signal);
+  if (!(await isFlatCapture(capture)) || !(await hasVisibleContent(session, capture.area))) {
+    return { capture, blank: false };
+  }
+  await nextFrames(session);
+  await sleep(BLANK_RETRY_MS, signal);
+  const again = await captureScreenshot(session, options, type, { maxPixelHeight, signal });
+  if (signal.aborted) throw abortReason(signal);
+  return { capture: again, blank: await isFlatCapture(again) };
+}
+
+/**
+ * png, jpg, webp and avif from a screenshot of the prepared page (`selector`, `full_page` or the
+ * viewport, as `captureScreenshot` decides). png and jpg without thumbs from a single capture come
+ * straight from the engine; everything else (other formats, thumbs, tall captures in sections) is
+ * converted by sharp (`convertImage`), which stitches sections.
+ * Result extras: `width` and `height` of the output in pixels, `truncated` (always), and
+ * `blank: true` only when the capture stayed one flat colour while the page had visible content.
+ */
+export class ImageFormatter implements Formatter {
+  readonly name = "@renderkit/format-image";
+  readonly formats = IMAGE_FORMATS;
+
+  constructor(private readonly encoder: EncoderSettings = DEFAULT_ENCODER) {}
+
+  async render(session: PageSession, context: FormatContext): Promise<FormatOutput> {
+    const { format } = context.format;
+    if (!isImageFormat(format)) throw new Error(`${this.name} cannot produce ${format}`);
+    const { options, signal } = context;
+    const convert: ConvertOptions = {
+      format,
+      quality: options.quality,
+      transparent: options.transparent,
+      thumbWidth: options.thumbWidth,
+      thumbHeight: options.thumbHeight,
+    };
+    const direct = directCaptureType(format, convert);
+    // Without thumbs the output is the capture's size, so nothing below the encoder's limit is captured.
+    const resized = options.thumbWidth !== undefined || options.thumbHeight !== undefined;
+    const maxPixelHeight = resized ? undefined : MAX_DIMENSION[format];
+    const { capture, blank } = await captureChecked(session, options, direct ?? "png", maxPixelHeight, signal);
+    const [single] = capture.sections;
+    // sharp cannot be interrupted; on abort the render answers at once and the encode finishes unobserved.
+    const output: ConvertResult =
+      direct && single && capture.sections.length === 1
+        ? { bytes: single.bytes, ...(await imageSize(single.bytes)), truncated: false }
+        : await raceSignal(
+            convertImage(
+              capture.sections.map((s) => s.bytes),
+              convert,
+              this.encoder,
+            ),
+            signal,
+          );
+    const extras: Record<string, unknown> = {
+      width: output.width,
+      height: output.height,
+      truncated: capture.truncated || output.truncated,
+    };
+    if (blank) extras.blank = true;
+    return { body: output.bytes, extras };
+  }
+}
