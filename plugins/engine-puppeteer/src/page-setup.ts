@@ -1,0 +1,65 @@
+import { type PageSettings, type PageTarget, RenderError } from "@renderkit/core";
+import type { CDPSession, Page } from "puppeteer-core";
+
+/** Cookies through DevTools: `Network.setCookies` takes a `url` for host-only cookies, as Playwright's `addCookies` does. */
+function cookieParams(target: PageTarget, settings: PageSettings) {
+  return settings.cookies.map((c) => {
+    if (!c.domain && target.url === undefined) {
+      throw new RenderError("InvalidOptions", `Option cookies: cookie ${c.name} needs a Domain when rendering html`);
+    }
+    const where = c.domain ? { domain: c.domain } : { url: target.url };
+    return {
+      name: c.name,
+      value: c.value,
+      ...where,
+      path: c.path ?? "/",
+      httpOnly: c.httpOnly,
+      secure: c.secure,
+      sameSite: c.sameSite,
+    };
+  });
+}
+
+/**
+ * Applies every page setting before navigation. Puppeteer has no context-level emulation, so
+ * each page gets it here; the locale goes through a DevTools session of our own because Puppeteer
+ * has no API for it: `acceptLanguage` sets both `Accept-Language` and `navigator.language`,
+ * `setLocaleOverride` the default `Intl` locale (what Playwright's `locale` does). The session
+ * must stay attached while the page lives: its overrides end with it. `media` only when set:
+ * otherwise Chromium picks `screen`, and `print` when printing.
+ */
+export async function setUpPage(page: Page, target: PageTarget, settings: PageSettings): Promise<CDPSession> {
+  const cookies = cookieParams(target, settings);
+  const cdp = await page.createCDPSession();
+  page.setDefaultTimeout(settings.timeoutMs);
+  page.setDefaultNavigationTimeout(settings.timeoutMs);
+  const steps: Promise<unknown>[] = [
+    page.setViewport({ width: settings.width, height: settings.height, deviceScaleFactor: settings.deviceScaleFactor }),
+    // Injected css/js must work on pages with a strict Content-Security-Policy.
+    page.setBypassCSP(true),
+    // Requests never go to a service worker (Playwright's `serviceWorkers: "block"` does the same).
+    page.setBypassServiceWorker(true),
+    // One call for type and features: Puppeteer's emulateMediaType and emulateMediaFeatures both
+    // send `setEmulatedMedia`, and each call resets what the other set.
+    cdp.send("Emulation.setEmulatedMedia", {
+      media: settings.media ?? "",
+      features: [
+        { name: "prefers-color-scheme", value: settings.colorScheme },
+        { name: "prefers-reduced-motion", value: settings.reducedMotion ? "reduce" : "no-preference" },
+      ],
+    }),
+  ];
+  if (settings.userAgent !== undefined || settings.locale !== undefined) {
+    // An empty userAgent keeps the browser's own and still applies acceptLanguage.
+    steps.push(
+      cdp.send("Emulation.setUserAgentOverride", { userAgent: settings.userAgent ?? "", acceptLanguage: settings.locale }),
+    );
+  }
+  if (settings.locale) steps.push(cdp.send("Emulation.setLocaleOverride", { locale: settings.locale }));
+  if (settings.timezone) steps.push(page.emulateTimezone(settings.timezone));
+  if (!settings.javaScriptEnabled) steps.push(page.setJavaScriptEnabled(false));
+  if (Object.keys(settings.headers).length > 0) steps.push(page.setExtraHTTPHeaders(settings.headers));
+  if (cookies.length > 0) steps.push(cdp.send("Network.setCookies", { cookies }));
+  await Promise.all(steps);
+  return cdp;
+}

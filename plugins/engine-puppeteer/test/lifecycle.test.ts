@@ -1,0 +1,8 @@
+import { ConsoleLogger } from "@renderkit/core";
+import { engineLifecycleContract } from "@renderkit/core/testing";
+import { PuppeteerEngine } from "@renderkit/engine-puppeteer";
+
+engineLifecycleContract("puppeteer", (options) => new PuppeteerEngine(options, new ConsoleLogger("silent")), {
+  module: "@renderkit/engine-puppeteer",
+  export: "PuppeteerEngine",
+});
