@@ -1,0 +1,138 @@
+import type { PageSession, ScreencastFrame, ScreencastSettings } from "@renderkit/core";
+import { RenderError } from "@renderkit/core";
+import { captureFrames, PAINTED_SCRIPT, SCROLL_SCRIPT, type VideoPlan } from "@renderkit/format-video";
+import { describe, expect, it } from "vitest";
+
+const plan: VideoPlan = {
+  format: "mp4",
+  codec: "h264",
+  fps: 10,
+  frames: 10,
+  duration: 1,
+  scroll: false,
+  quality: 30,
+  preset: "veryfast",
+  width: 640,
+  height: 360,
+  captureWidth: 640,
+  captureHeight: 360,
+};
+
+/** A page whose screencast paints every `everyMs` (never when undefined), with timestamps from `clock`. */
+function fakeSession(everyMs?: number, clock = () => Date.now() / 1000) {
+  const calls = {
+    screenshots: 0,
+    evaluated: [] as unknown[],
+    stopped: false,
+    settings: undefined as ScreencastSettings | undefined,
+  };
+  const session = {
+    async screencast(settings: ScreencastSettings, onFrame: (frame: ScreencastFrame) => void) {
+      calls.settings = settings;
+      let n = 0;
+      const timer =
+        everyMs === undefined
+          ? undefined
+          : setInterval(() => onFrame({ data: Buffer.from(`f${n++}`), timestamp: clock() }), everyMs);
+      return {
+        async stop() {
+          clearInterval(timer);
+          calls.stopped = true;
+        },
+      };
+    },
+    async screenshot() {
+      calls.screenshots++;
+      return new Uint8Array(Buffer.from("shot"));
+    },
+    async evaluate(source: string, arg?: unknown) {
+      calls.evaluated.push([source, arg]);
+      return undefined;
+    },
+  } as unknown as PageSession;
+  return { session, calls };
+}
+
+function recorder() {
+  const out: string[] = [];
+  const emit = (data: Buffer, count: number) => {
+    for (let i = 0; i < count; i++) out.push(data.toString());
+    return true;
+  };
+  return { out, emit };
+}
+
+const never = new AbortController().signal;
+
+describe("captureFrames", () => {
+  it("starts with a screenshot when the page paints nothing within 200 ms, and holds it", async () => {
+    const { session, calls } = fakeSession();
+    const { out, emit } = recorder();
+    const started = Date.now();
+    const stats = await captureFrames(session, plan, emit, never);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_200);
+    expect(Date.now() - started).toBeLessThan(2_500);
+    expect(out).toEqual(Array(10).fill("shot"));
+    expect(stats).toMatchObject({ frames: 10, distinct: 1, screenshotStart: true });
+    expect(calls.screenshots).toBe(1);
+    expect(calls.stopped).toBe(true);
+    expect(calls.settings).toEqual({ format: "jpeg", quality: 85, maxWidth: 640, maxHeight: 360 });
+  });
+
+  it("resamples a steady paint rate to the output rate, emitting while it captures", async () => {
+    const { session, calls } = fakeSession(20);
+    const { out, emit } = recorder();
+    let seenDuringCapture = 0;
+    const probe = setTimeout(() => {
+      seenDuringCapture = out.length;
+    }, 700);
+    const stats = await captureFrames(session, plan, emit, never);
+    clearTimeout(probe);
+    expect(out).toHaveLength(10);
+    expect(seenDuringCapture).toBeGreaterThanOrEqual(3);
+    // Timers fire late on a busy machine; 20 ms paints still give most of the 10 output frames.
+    expect(stats.distinct).toBeGreaterThanOrEqual(6);
+    expect(stats.received).toBeGreaterThanOrEqual(stats.distinct);
+    expect(calls.screenshots).toBe(0);
+  });
+
+  it("realigns frames stamped on another clock", async () => {
+    const { session } = fakeSession(25, () => performance.now() / 1000);
+    const { out, emit } = recorder();
+    const stats = await captureFrames(session, plan, emit, never);
+    expect(out).toHaveLength(10);
+    expect(stats.distinct).toBeGreaterThanOrEqual(6);
+  });
+
+  it("starts the scroll script when the video starts", async () => {
+    const { session, calls } = fakeSession(50);
+    await captureFrames(session, { ...plan, scroll: true }, recorder().emit, never);
+    expect(calls.evaluated).toEqual([
+      [PAINTED_SCRIPT, undefined],
+      [SCROLL_SCRIPT, { ms: 1000, dwell: 0.1, elapsedMs: expect.any(Number) }],
+    ]);
+  });
+
+  it("stops at once when cancelled, with the cancel reason, and stops the screencast", async () => {
+    const { session, calls } = fakeSession(20);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new RenderError("TimedOutError", "stopped by shutdown")), 300);
+    const started = Date.now();
+    await expect(captureFrames(session, plan, recorder().emit, controller.signal)).rejects.toMatchObject({
+      code: "TimedOutError",
+    });
+    expect(Date.now() - started).toBeLessThan(800);
+    expect(calls.stopped).toBe(true);
+  });
+
+  it("ends early when the encoder failed", async () => {
+    const { session, calls } = fakeSession(20);
+    const boom = new Error("ffmpeg died");
+    let failed: unknown;
+    setTimeout(() => {
+      failed = boom;
+    }, 200);
+    await expect(captureFrames(session, plan, recorder().emit, never, () => failed)).rejects.toBe(boom);
+    expect(calls.stopped).toBe(true);
+  });
+});
