@@ -1,0 +1,68 @@
+import type { AddressPolicyOptions, Logger, Lookup } from "@renderkit/core";
+
+/** Retry delays after the 1st, 2nd... failed attempt (DESIGN §2): 5 s, 30 s, 2 min, 10 min, 30 min, 1 h. */
+export const DEFAULT_SCHEDULE: readonly number[] = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000];
+
+/** Options shared by `webhookNotifier()` and `new WebhookNotifier()`. */
+export interface WebhookOptions {
+  /**
+   * The project's webhook secret (DESIGN §3: distinct from its API secret). Asked before every
+   * attempt, so a rotated secret applies to retries. `undefined` or `""`: the delivery fails at
+   * once, recorded with the reason. A rejection (database down) counts as a failed attempt.
+   */
+  secretFor(projectId: string | undefined): string | undefined | Promise<string | undefined>;
+  /** Retry delays in ms; attempts = 1 + its length. Default `DEFAULT_SCHEDULE`. */
+  schedule?: readonly number[];
+  /** Random spread of each delay, 0 to 1: 0.2 means ±20%. Default 0.2. */
+  jitter?: number;
+  /** Budget of one attempt (resolve, connect, answer's status line) in ms. Default 10 000. */
+  timeoutMs?: number;
+  /** Non-public webhook destinations allowed (DESIGN §5). Default: none (plugin: the renderer's `allowPrivateNetworks`). */
+  allowPrivate?: AddressPolicyOptions["allowPrivate"];
+  /** DNS lookup override (tests). Default: the system resolver (plugin: the renderer's `lookup`). */
+  lookup?: Lookup;
+  /** Posts in flight at once. Default 8. */
+  concurrency?: number;
+  /** How long delivered and failed records are kept (they recognise late duplicates). Default 30 days. */
+  retainMs?: number;
+}
+
+export interface WebhookNotifierOptions extends WebhookOptions {
+  /** Where deliveries are kept: `pending/`, `delivered/`, `failed/`, `tmp/`. */
+  dir: string;
+  /** Default: JSON lines on stderr (`ConsoleLogger`). */
+  logger?: Logger;
+}
+
+export interface WebhookTuning {
+  schedule: readonly number[];
+  jitter: number;
+  timeoutMs: number;
+  concurrency: number;
+  retainMs: number;
+}
+
+function check(name: string, value: number, min: number, max: number, integer = true): number {
+  if (typeof value !== "number" || Number.isNaN(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
+    throw new RangeError(
+      `webhookNotifier: ${name} must be ${integer ? "an integer" : "a number"} from ${min} to ${max}, got ${value}`,
+    );
+  }
+  return value;
+}
+
+/** Checks the numeric options and fills defaults; throws `RangeError` naming the bad option. */
+export function resolveTuning(options: WebhookOptions): WebhookTuning {
+  if (typeof options?.secretFor !== "function") throw new TypeError("webhookNotifier: secretFor must be a function");
+  const schedule = options.schedule ?? DEFAULT_SCHEDULE;
+  if (!Array.isArray(schedule) || schedule.length > 100)
+    throw new RangeError("webhookNotifier: schedule must be an array of at most 100 delays");
+  const day = 24 * 3_600_000;
+  return {
+    schedule: schedule.map((delay, i) => check(`schedule[${i}]`, delay, 0, 7 * day)),
+    jitter: check("jitter", options.jitter ?? 0.2, 0, 1, false),
+    timeoutMs: check("timeoutMs", options.timeoutMs ?? 10_000, 1, 600_000),
+    concurrency: check("concurrency", options.concurrency ?? 8, 1, 1_000),
+    retainMs: check("retainMs", options.retainMs ?? 30 * day, 0, 3_650 * day),
+  };
+}

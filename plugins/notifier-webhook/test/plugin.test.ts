@@ -1,0 +1,62 @@
+import { stat } from "node:fs/promises";
+import { join } from "node:path";
+import { createRenderer, NOTIFIER, type PluginContext, resolveSettings } from "@renderkit/core";
+import { WebhookNotifier, webhookNotifier } from "@renderkit/notifier-webhook";
+import { afterEach, describe, expect, it } from "vitest";
+import { recordingLogger, SECRET, startReceiver, succeeded, tempDir, waitFor } from "./helpers.js";
+
+const cleanup: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+/** Runs `register` with a container that only records what is registered. */
+function register(plugin: ReturnType<typeof webhookNotifier>, settings: PluginContext["settings"]) {
+  const registered: { token: unknown; value: unknown }[] = [];
+  const container = {
+    register: (token: unknown, provider: { useValue: unknown }) => registered.push({ token, value: provider.useValue }),
+  } as unknown as PluginContext["container"];
+  plugin.register({ container, settings, logger: recordingLogger() });
+  return registered;
+}
+
+describe("webhookNotifier", () => {
+  it("checks its options when the factory is called", () => {
+    const secretFor = () => SECRET;
+    expect(() => webhookNotifier({ secretFor, schedule: [-1] })).toThrow(/schedule\[0\]/);
+    expect(() => webhookNotifier({ secretFor, timeoutMs: 0 })).toThrow(/timeoutMs/);
+    expect(() => webhookNotifier({ secretFor, jitter: 2 })).toThrow(/jitter/);
+    expect(() => webhookNotifier({} as never)).toThrow(/secretFor/);
+    expect(webhookNotifier({ secretFor }).name).toBe("@renderkit/notifier-webhook");
+  });
+
+  it("registers a WebhookNotifier under NOTIFIER, started, in <dataDir>/webhooks, with the renderer's address policy", async () => {
+    const dataDir = await tempDir(cleanup);
+    const rx = await startReceiver();
+    cleanup.push(() => rx.close());
+    const settings = resolveSettings({ dataDir, allowPrivateNetworks: [`127.0.0.1:${rx.port}`] });
+    const registered = register(webhookNotifier({ secretFor: () => SECRET, schedule: [] }), settings);
+    expect(registered).toHaveLength(1);
+    expect(registered[0]?.token).toBe(NOTIFIER);
+    const notifier = registered[0]?.value as WebhookNotifier;
+    cleanup.push(() => notifier.close());
+    expect(notifier).toBeInstanceOf(WebhookNotifier);
+    expect(notifier.dir).toBe(join(dataDir, "webhooks"));
+    await waitFor(async () => Boolean(await stat(join(dataDir, "webhooks", "pending")).catch(() => undefined)));
+
+    await notifier.notify(succeeded("r-plugin", { projectId: "p", webhookUrl: rx.url() }));
+    await waitFor(async () => (await notifier.state("r-plugin")) === "delivered");
+    expect(rx.hits.map((h) => h.verified)).toEqual([true]);
+  });
+
+  it("is closed with the renderer", async () => {
+    const dataDir = await tempDir(cleanup);
+    const renderer = await createRenderer({
+      dataDir,
+      logger: recordingLogger(),
+      plugins: [webhookNotifier({ secretFor: () => SECRET, dir: join(dataDir, "hooks") })],
+    });
+    await renderer.close();
+    expect((await stat(join(dataDir, "hooks", "pending"))).isDirectory()).toBe(true);
+  });
+});
