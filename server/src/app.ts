@@ -1,0 +1,63 @@
+import { randomUUID } from "node:crypto";
+import { H3, type H3Event } from "h3";
+import type { AppContext } from "./context.js";
+import { HttpProblem, toErrorResponse } from "./http/errors.js";
+import { answerHeaders } from "./http/respond.js";
+import { fileRoutes } from "./routes/files.js";
+import { linkRoutes } from "./routes/links.js";
+import { metaRoutes } from "./routes/meta.js";
+import { renderRoutes } from "./routes/render.js";
+
+/** Paths the API knows, for 405 answers to other methods. */
+const KNOWN = [
+  "/v1/render/sync",
+  "/v1/render/async",
+  "/v1/render",
+  "/v1/screenshot",
+  "/v1/screenshot/async",
+  "/v1/render/sync/:renderId",
+  "/v1/render/:renderId",
+  "/health",
+  "/ready",
+  "/v1/openapi.json",
+  "/renders/:key",
+];
+
+/**
+ * Builds the HTTP app: a fetch function (`app.fetch(request)`), served by listhen through
+ * `toNodeHandler(app)`. One middleware gives every answer a request id and turns every thrown
+ * error into the API's error body; handlers never shape errors themselves.
+ */
+export function createApp(ctx: AppContext): H3 {
+  const app = new H3();
+  app.use(async (event: H3Event, next) => {
+    const requestId = `req_${randomUUID()}`;
+    event.context.requestId = requestId;
+    let response: unknown;
+    try {
+      response = await next();
+    } catch (error) {
+      response = toErrorResponse(error, requestId, ctx.logger);
+    }
+    if (response instanceof Response) {
+      response.headers.set("x-request-id", requestId);
+      for (const [name, value] of Object.entries(answerHeaders(event))) {
+        if (!response.headers.has(name)) response.headers.set(name, value);
+      }
+    }
+    return response;
+  });
+  renderRoutes(app, ctx);
+  linkRoutes(app, ctx);
+  fileRoutes(app, ctx);
+  metaRoutes(app, ctx);
+  for (const path of KNOWN) {
+    app.all(path, () => {
+      throw new HttpProblem(405, "Method not allowed for this path");
+    });
+  }
+  app.all("/**", () => {
+    throw new HttpProblem(404, "No such route");
+  });
+  return app;
+}

@@ -1,0 +1,159 @@
+#!/usr/bin/env node
+import { readFileSync } from "node:fs";
+import { parseArgs } from "node:util";
+import { ConfigError, loadConfig } from "./config.js";
+import { ProjectStore } from "./projects.js";
+import type { Project, ServerConfig } from "./types.js";
+
+const USAGE = `Usage: renderkit <command> [options]
+
+Commands:
+  serve [--config FILE] [--port N] [--host H]      start the render server
+  projects create --name NAME [--config FILE]      make a project and print its keys (once)
+  projects list [--config FILE] [--json]           list projects (ids, names, publishable keys)
+
+Options:
+  --config FILE   JSON config file (default: $RENDERKIT_CONFIG, else built-in defaults)
+  -h, --help      show this text
+  -v, --version   show the version
+
+Environment: RENDERKIT_CONFIG, RENDERKIT_DATA_DIR, RENDERKIT_MASTER_KEY, RENDERKIT_LOG_LEVEL, RENDERKIT_ADBLOCK_LISTS, PORT, HOST.
+See docs/server-config.md.
+`;
+
+type ArgOptions = NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>["options"]>;
+
+/** Exit codes: 0 done, 1 failed while running, 2 bad usage or invalid configuration. */
+class UsageError extends Error {}
+
+const out = (text: string): void => {
+  process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+};
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
+  return pkg.version;
+}
+
+/** Thrown to end early with usage text on stdout and exit code 0 (`<command> --help`). */
+class HelpRequested extends Error {}
+
+function parse(args: string[], options: ArgOptions) {
+  let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
+  try {
+    values = parseArgs({
+      args,
+      options: { ...options, config: { type: "string" }, help: { type: "boolean", short: "h" } },
+      allowPositionals: false,
+      strict: true,
+    }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values.help) throw new HelpRequested();
+  return values;
+}
+
+async function serve(args: string[]): Promise<void> {
+  const values = parse(args, { port: { type: "string" }, host: { type: "string" } });
+  const overrides: Partial<ServerConfig> = {};
+  if (typeof values.port === "string") {
+    if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535)
+      throw new UsageError("--port must be an integer from 0 to 65535");
+    overrides.port = Number(values.port);
+  }
+  if (typeof values.host === "string") overrides.host = values.host;
+  const config = await loadConfig({ file: values.config as string | undefined, overrides });
+  // Loaded on demand: the projects commands need neither the browser engine nor the HTTP stack.
+  const { startServer } = await import("./serve.js");
+  await startServer(config, { handleSignals: true, onListen: (url) => out(`renderkit: listening on ${url}`) });
+}
+
+async function openStore(args: string[], options: ArgOptions = {}) {
+  const values = parse(args, options);
+  const config = await loadConfig({ file: values.config as string | undefined });
+  // The CLI makes only what it is asked for: no "default" project behind the operator's back.
+  const { store } = await ProjectStore.open(config, undefined, { createDefault: false });
+  return { store, values };
+}
+
+async function projectsCreate(args: string[]): Promise<void> {
+  const { store, values } = await openStore(args, { name: { type: "string" }, json: { type: "boolean" } });
+  if (typeof values.name !== "string" || values.name.trim() === "") throw new UsageError("projects create needs --name NAME");
+  const { project, secretKey } = await store.create(values.name);
+  const keys = {
+    id: project.id,
+    name: project.name,
+    secretKey,
+    publishableKey: project.publishableKey,
+    webhookSecret: project.webhookSecret,
+  };
+  if (values.json) return out(JSON.stringify(keys, null, 2));
+  out(
+    `Created project "${project.name}". The secret key is shown only now: store it safely.\n` +
+      `  id:               ${keys.id}\n` +
+      `  secret key:       ${keys.secretKey}\n` +
+      `  publishable key:  ${keys.publishableKey}\n` +
+      `  webhook secret:   ${keys.webhookSecret}\n` +
+      `A running server picks the project up when restarted.`,
+  );
+}
+
+async function projectsList(args: string[]): Promise<void> {
+  const { store, values } = await openStore(args, { json: { type: "boolean" } });
+  const rows = store
+    .list()
+    .map((p: Project) => ({ id: p.id, name: p.name, publishableKey: p.publishableKey, enabled: p.enabled }));
+  if (values.json) return out(JSON.stringify(rows, null, 2));
+  if (rows.length === 0) return out(`No projects yet (${store.source}). Create one with: renderkit projects create --name NAME`);
+  const table = [
+    ["ID", "NAME", "PUBLISHABLE KEY", "ENABLED"],
+    ...rows.map((r) => [r.id, r.name, r.publishableKey, r.enabled ? "yes" : "no"]),
+  ];
+  const widths = table[0]!.map((_, c) => Math.max(...table.map((row) => row[c]!.length)));
+  out(
+    table
+      .map((row) =>
+        row
+          .map((cell, c) => cell.padEnd(widths[c]!))
+          .join("  ")
+          .trimEnd(),
+      )
+      .join("\n"),
+  );
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command, sub, ...rest] = argv;
+  if (command === undefined || command === "-h" || command === "--help" || command === "help") {
+    process.stdout.write(USAGE);
+    return command === undefined ? 2 : 0;
+  }
+  if (command === "-v" || command === "--version") {
+    out(version());
+    return 0;
+  }
+  if (command === "serve") await serve(sub === undefined ? [] : [sub, ...rest]);
+  else if (command === "projects" && sub === "create") await projectsCreate(rest);
+  else if (command === "projects" && sub === "list") await projectsList(rest);
+  else throw new UsageError(`unknown command: ${[command, sub].filter(Boolean).join(" ")}`);
+  return 0;
+}
+
+try {
+  const code = await main(process.argv.slice(2));
+  if (code !== 0) process.exitCode = code;
+} catch (error) {
+  if (error instanceof HelpRequested) {
+    process.stdout.write(USAGE);
+  } else if (error instanceof UsageError) {
+    process.stderr.write(`renderkit: ${error.message}\n\n${USAGE}`);
+    process.exitCode = 2;
+  } else if (error instanceof ConfigError) {
+    process.stderr.write(`renderkit: invalid config: ${error.message}\n`);
+    process.exitCode = 2;
+  } else {
+    process.stderr.write(`renderkit: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,117 @@
+import { readFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import { DEFAULT_ADBLOCK_LISTS } from "@renderkit/core";
+import { checkConfig, DEFAULT_ADBLOCK_REFRESH_SECONDS, filterLists, LIST_ADDRESS } from "./config-checks.js";
+import { ConfigError } from "./config-error.js";
+import type { ServerConfig } from "./types.js";
+
+export { checkConfig, sha256Hex } from "./config-checks.js";
+export { ConfigError, LOG_LEVELS } from "./config-error.js";
+
+export interface LoadConfigOptions {
+  /** JSON config file; default `RENDERKIT_CONFIG`, else none (all defaults). */
+  file?: string;
+  /** Environment to read (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** Applied last (command-line flags); validated like the file. */
+  overrides?: Partial<ServerConfig>;
+}
+
+/** Every default of the configuration (`dataDir` is resolved against the working directory). */
+export function defaultConfig(cwd: string = process.cwd()): ServerConfig {
+  return {
+    port: 8080,
+    host: "127.0.0.1",
+    dataDir: resolve(cwd, ".renderkit"),
+    allowPrivateNetworks: false,
+    projects: [],
+    concurrency: 2,
+    maxQueued: 100,
+    maxBodyBytes: 6 * 1024 * 1024,
+    redirectAfter: 95,
+    maxRedirectAfter: 95,
+    renderTtlDays: 30,
+    drainSeconds: 30,
+    rateLimit: { requests: 120, perSeconds: 60 },
+    webhooks: { timeoutMs: 10_000 },
+    adblock: { lists: [...DEFAULT_ADBLOCK_LISTS], refreshSeconds: DEFAULT_ADBLOCK_REFRESH_SECONDS },
+    logLevel: "info",
+  };
+}
+
+/** Filter list entries that are file paths, resolved against `base`; addresses stay as they are. */
+function resolveLists(lists: string[], base: string): string[] {
+  return lists.map((entry) => (LIST_ADDRESS.test(entry) ? entry : resolve(base, entry)));
+}
+
+/** `RENDERKIT_ADBLOCK_LISTS`: comma-separated file paths or addresses; replaces `adblock.lists` only. */
+function adblockListsFromEnv(env: NodeJS.ProcessEnv): string[] | undefined {
+  const raw = env.RENDERKIT_ADBLOCK_LISTS?.trim();
+  if (!raw) return undefined;
+  const entries = raw
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  try {
+    return resolveLists(filterLists(entries, "adblock.lists"), process.cwd());
+  } catch (error) {
+    throw new ConfigError(`${(error as Error).message} (from environment variable RENDERKIT_ADBLOCK_LISTS)`);
+  }
+}
+
+/** Environment variables that set a configuration key (after the file, before overrides). */
+const ENV_KEYS = { PORT: "port", HOST: "host", RENDERKIT_DATA_DIR: "dataDir", RENDERKIT_LOG_LEVEL: "logLevel" } as const;
+
+function fromEnv(env: NodeJS.ProcessEnv): Partial<ServerConfig> {
+  const out: Partial<ServerConfig> = {};
+  for (const [name, key] of Object.entries(ENV_KEYS)) {
+    const raw = env[name]?.trim();
+    if (!raw) continue;
+    const value = key === "port" ? (/^\d{1,5}$/.test(raw) ? Number(raw) : raw) : raw;
+    Object.assign(out, checkConfig({ [key]: value }, `from environment variable ${name}`));
+  }
+  return out;
+}
+
+async function readConfigFile(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
+    throw new ConfigError(`cannot read config file ${file}: ${reason}`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`config file ${file} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Loads the server configuration. Precedence, lowest first: defaults, the JSON file
+ * (`file`, else `RENDERKIT_CONFIG`), environment variables (`PORT`, `HOST`, `RENDERKIT_DATA_DIR`,
+ * `RENDERKIT_LOG_LEVEL`, `RENDERKIT_ADBLOCK_LISTS`), `overrides`. A relative `dataDir` or filter
+ * list path in the file is resolved against the file's directory, elsewhere against the working directory.
+ */
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<ServerConfig> {
+  const env = options.env ?? process.env;
+  const fileName = options.file ?? (env.RENDERKIT_CONFIG?.trim() || undefined);
+  const config = defaultConfig();
+  if (fileName) {
+    const file = resolve(fileName);
+    const fromFile = checkConfig(await readConfigFile(file), `in ${file}`);
+    if (fromFile.dataDir) fromFile.dataDir = resolve(dirname(file), fromFile.dataDir);
+    if (fromFile.adblock) fromFile.adblock.lists = resolveLists(fromFile.adblock.lists, dirname(file));
+    Object.assign(config, fromFile);
+  }
+  Object.assign(config, fromEnv(env));
+  const envLists = adblockListsFromEnv(env);
+  if (envLists) config.adblock = { ...config.adblock, lists: envLists };
+  if (options.overrides) Object.assign(config, checkConfig(options.overrides, "in the overrides"));
+  config.dataDir = resolve(config.dataDir);
+  if (config.redirectAfter > config.maxRedirectAfter) {
+    throw new ConfigError(`redirectAfter must be at most maxRedirectAfter (${config.maxRedirectAfter})`);
+  }
+  return config;
+}

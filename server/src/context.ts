@@ -1,0 +1,19 @@
+import type { Logger, Renderer } from "@renderkit/core";
+import type { RateLimits } from "./http/rate-limit.js";
+import type { ProjectStore } from "./projects.js";
+import type { RenderStore } from "./render-store.js";
+import type { ServerConfig } from "./types.js";
+
+/** What every route may use; built once by `createApp`. */
+export interface AppContext {
+  renderer: Renderer;
+  store: RenderStore;
+  projects: ProjectStore;
+  limits: RateLimits;
+  config: ServerConfig;
+  logger: Logger;
+  /** Public base address without a trailing slash. */
+  baseUrl: string;
+  /** Set on SIGTERM: no new renders, `/ready` answers 503. */
+  state: { draining: boolean };
+}

@@ -1,0 +1,57 @@
+import { RenderError } from "@renderkit/core";
+import type { H3Event } from "h3";
+import type { AppContext } from "../context.js";
+import type { Project } from "../types.js";
+import { authenticate } from "./auth.js";
+
+/** JSON answer with the request id and any extra headers. */
+export function json(event: H3Event, status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=utf-8", "x-request-id": requestId(event), ...headers },
+  });
+}
+
+/** The id of this HTTP request (set by the app's first middleware). */
+export function requestId(event: H3Event): string {
+  return String(event.context.requestId ?? "");
+}
+
+/** Headers collected for the answer, including error answers (rate-limit headers). */
+export function answerHeaders(event: H3Event): Record<string, string> {
+  event.context.answerHeaders ??= {};
+  return event.context.answerHeaders as Record<string, string>;
+}
+
+/** Authenticates the request; refuses new work while draining. */
+export function projectOf(event: H3Event, ctx: AppContext): Project {
+  return authenticate(event.req.headers.get("authorization"), ctx.projects);
+}
+
+/** Authenticates and counts the request against the project's rate limit (render endpoints). */
+export async function guardRender(event: H3Event, ctx: AppContext): Promise<Project> {
+  const project = projectOf(event, ctx);
+  const verdict = await ctx.limits.consume(project);
+  Object.assign(answerHeaders(event), ctx.limits.headers(verdict));
+  if (!verdict.allowed) {
+    throw new RenderError(
+      "RateLimitExceededError",
+      `Rate limit of ${project.rateLimit.requests} requests per ${project.rateLimit.perSeconds} s reached; retry later`,
+    );
+  }
+  if (ctx.state.draining) throw new RenderError("ServiceUnavailable", "The server is shutting down; retry shortly");
+  return project;
+}
+
+/** Refuses formats the project may not use. */
+export function checkPlan(project: Project, format: string): void {
+  if (project.formats && !project.formats.includes(format)) {
+    throw new RenderError(
+      "OptionNotAvailableOnPlan",
+      `Format ${format} is not available to this project (allowed: ${project.formats.join(", ")})`,
+      {
+        details: { option: "format" },
+      },
+    );
+  }
+}

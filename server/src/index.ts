@@ -1,0 +1,10 @@
+export { verifyWebhookSignature } from "@renderkit/notifier-webhook";
+export { createApp } from "./app.js";
+export { ConfigError, defaultConfig, loadConfig } from "./config.js";
+export type { AppContext } from "./context.js";
+export { errorResponse, HttpProblem, STATUS } from "./http/errors.js";
+export { openApiDocument } from "./openapi.js";
+export { ProjectStore } from "./projects.js";
+export { type RenderRecord, RenderStore } from "./render-store.js";
+export { type RunningServer, type StartOptions, startServer } from "./serve.js";
+export type { Project, ProjectConfig, ServerConfig } from "./types.js";

@@ -1,0 +1,81 @@
+import { chmod, open, stat } from "node:fs/promises";
+import { type Logger, writeAtomic } from "@renderkit/core";
+import { ConfigError } from "./config.js";
+import type { Sealed } from "./project-secrets.js";
+
+/** `projects.json`: its format, the check of what is read from it, and how private files are written. */
+
+export const PROJECTS_FILE = "projects.json";
+export const HEX64 = /^[0-9a-fA-F]{64}$/;
+
+/** One project as `projects.json` holds it. */
+export interface StoredProject {
+  id: string;
+  name: string;
+  secretKeyHash: string;
+  publishableKey: string;
+  webhookSecret: Sealed;
+  linkSigningKey: Sealed;
+  enabled: boolean;
+  /** Absent: the server's default `rateLimit` applies. */
+  rateLimit?: { requests: number; perSeconds: number };
+  formats?: string[];
+  allowTokenless: boolean;
+  createdAt: string;
+}
+
+export interface StoredFile {
+  version: 1;
+  projects: StoredProject[];
+}
+
+/** Writes a private file (mode 0600) atomically: the old or the new file survives a crash, never half. */
+export function writePrivate(path: string, text: string): Promise<void> {
+  return writeAtomic(path, text, 0o600);
+}
+
+/** Creates a file that must not exist yet (mode 0600) and syncs it; EEXIST when it does. */
+export async function writeFileExclusive(path: string, text: string): Promise<void> {
+  const handle = await open(path, "wx", 0o600);
+  try {
+    await handle.writeFile(text, "utf8");
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Private files must stay private: a group- or world-readable one is tightened, with a warning. */
+export async function tighten(path: string, logger?: Logger): Promise<void> {
+  const mode = (await stat(path)).mode & 0o777;
+  if (mode & 0o077) {
+    logger?.warn("file was readable by others; mode set to 0600", { file: path, mode: mode.toString(8) });
+    await chmod(path, 0o600);
+  }
+}
+
+export function checkStored(value: unknown, path: string): StoredFile {
+  const damaged = (what: string): never => {
+    throw new ConfigError(`${path} is damaged: ${what}`);
+  };
+  const file = value as Partial<StoredFile> | null;
+  if (typeof file !== "object" || file === null || file.version !== 1 || !Array.isArray(file.projects))
+    damaged("expected { version: 1, projects: [...] }");
+  const sealed = (s: unknown) =>
+    typeof s === "object" &&
+    s !== null &&
+    ["iv", "tag", "data"].every((k) => typeof (s as Record<string, unknown>)[k] === "string");
+  file!.projects!.forEach((p, i) => {
+    const ok =
+      typeof p?.id === "string" &&
+      typeof p.name === "string" &&
+      typeof p.secretKeyHash === "string" &&
+      HEX64.test(p.secretKeyHash) &&
+      typeof p.publishableKey === "string" &&
+      sealed(p.webhookSecret) &&
+      sealed(p.linkSigningKey) &&
+      typeof p.enabled === "boolean";
+    if (!ok) damaged(`projects[${i}] lacks a field or has one of the wrong type`);
+  });
+  return file as StoredFile;
+}

@@ -1,0 +1,84 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Logger } from "@renderkit/core";
+import { ConfigError } from "./config.js";
+import { HEX64, PROJECTS_FILE, tighten, writeFileExclusive } from "./project-file.js";
+
+/** Project keys: generating them, and sealing the ones kept in `projects.json` under the master key. */
+
+export const MASTER_KEY_FILE = "master.key";
+
+export const sha256 = (text: string): Buffer => createHash("sha256").update(text, "utf8").digest();
+const token = (prefix: string, bytes: number): string => prefix + randomBytes(bytes).toString("base64url");
+
+/** Fresh keys: `sk_` + 32 random bytes, `pk_` + 16, `whsec_` + 32 (base64url). */
+export function generateKeys(): { secretKey: string; publishableKey: string; webhookSecret: string } {
+  return { secretKey: token("sk_", 32), publishableKey: token("pk_", 16), webhookSecret: token("whsec_", 32) };
+}
+
+/** An AES-256-GCM ciphertext, fields base64url; the additional data binds it to project and field. */
+export interface Sealed {
+  alg: "aes-256-gcm";
+  iv: string;
+  tag: string;
+  data: string;
+}
+
+export function seal(key: Buffer, plain: string, aad: string): Sealed {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", key, iv).setAAD(Buffer.from(aad, "utf8"));
+  const data = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
+  return {
+    alg: "aes-256-gcm",
+    iv: iv.toString("base64url"),
+    tag: cipher.getAuthTag().toString("base64url"),
+    data: data.toString("base64url"),
+  };
+}
+
+export function unseal(key: Buffer, sealed: Sealed, aad: string): string {
+  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(sealed.iv, "base64url")).setAAD(Buffer.from(aad, "utf8"));
+  decipher.setAuthTag(Buffer.from(sealed.tag, "base64url"));
+  return Buffer.concat([decipher.update(Buffer.from(sealed.data, "base64url")), decipher.final()]).toString("utf8");
+}
+
+/** Additional authenticated data: a ciphertext moved to another project or field fails to open. */
+export const aadOf = (id: string, field: string): string => `renderkit:${id}:${field}`;
+
+function parseMasterKey(text: string, where: string): Buffer {
+  if (!HEX64.test(text)) throw new ConfigError(`${where} must be 64 hexadecimal characters (32 bytes)`);
+  return Buffer.from(text, "hex");
+}
+
+/** The master key; generated into `master.key` only when nothing has been encrypted yet (`mayGenerate`). */
+export async function loadMasterKey(
+  dataDir: string,
+  given: string | undefined,
+  mayGenerate: boolean,
+  logger?: Logger,
+): Promise<Buffer> {
+  if (given !== undefined) return parseMasterKey(given.trim(), "RENDERKIT_MASTER_KEY");
+  const path = join(dataDir, MASTER_KEY_FILE);
+  try {
+    const text = await readFile(path, "utf8");
+    await tighten(path, logger);
+    return parseMasterKey(text.trim(), path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  if (!mayGenerate) {
+    throw new ConfigError(
+      `${path} is missing, but ${PROJECTS_FILE} holds keys encrypted with it; restore it or set RENDERKIT_MASTER_KEY`,
+    );
+  }
+  const hex = randomBytes(32).toString("hex");
+  try {
+    await writeFileExclusive(path, `${hex}\n`);
+    logger?.info("generated a master key; back it up with projects.json", { file: path });
+    return Buffer.from(hex, "hex");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    return parseMasterKey((await readFile(path, "utf8")).trim(), path); // another process won the race
+  }
+}

@@ -1,0 +1,63 @@
+import { Readable } from "node:stream";
+import type { ByteRange } from "@renderkit/core";
+import type { H3, H3Event } from "h3";
+import type { AppContext } from "../context.js";
+import { HttpProblem } from "../http/errors.js";
+
+const STORED_DOCUMENT_CSP = "sandbox; default-src 'none'; img-src * data:; style-src * 'unsafe-inline'; font-src * data:";
+
+/** Parses a single `bytes=` range; undefined for none or several, null when unsatisfiable. */
+function parseRange(header: string | null, size: number): ByteRange | undefined | null {
+  if (!header) return undefined;
+  const match = header.match(/^bytes=(\d*)-(\d*)$/);
+  if (!match) return undefined;
+  const [, from = "", to = ""] = match;
+  if (from === "" && to === "") return null;
+  let start: number;
+  let end: number;
+  if (from === "") {
+    start = Math.max(0, size - Number(to));
+    end = size - 1;
+  } else {
+    start = Number(from);
+    end = to === "" ? size - 1 : Math.min(Number(to), size - 1);
+  }
+  if (start > end || start >= size) return null;
+  return { start, end };
+}
+
+/** Serves stored renders at their `renderUrl` with Content-Type, Content-Length, HEAD and Range. */
+export function fileRoutes(app: H3, ctx: AppContext): void {
+  const serve = async (event: H3Event) => {
+    const key = decodeURIComponent(event.context.params?.key ?? "");
+    if (!/^[A-Za-z0-9_-]{1,160}\.[a-z0-9]{1,8}$/.test(key)) throw new HttpProblem(404, "No such render");
+    const head = await ctx.renderer.read(key);
+    if (!head) throw new HttpProblem(404, "No such render, or it expired");
+    head.body.destroy();
+    const range = parseRange(event.req.headers.get("range"), head.size);
+    const headers: Record<string, string> = {
+      "content-type": head.contentType,
+      "accept-ranges": "bytes",
+      "cache-control": "private, max-age=3600",
+      "last-modified": new Date(head.createdAt).toUTCString(),
+    };
+    if (head.expiresAt) headers.expires = new Date(head.expiresAt).toUTCString();
+    headers["x-content-type-options"] = "nosniff";
+    // Stored HTML and SVG come from rendered pages: never let them run script on this origin.
+    if (/^(text\/html|image\/svg\+xml)/.test(head.contentType)) headers["content-security-policy"] = STORED_DOCUMENT_CSP;
+    if (range === null) {
+      throw new HttpProblem(416, "The requested range is outside the render", undefined, {
+        "content-range": `bytes */${head.size}`,
+      });
+    }
+    const status = range ? 206 : 200;
+    if (range) headers["content-range"] = `bytes ${range.start}-${range.end}/${head.size}`;
+    headers["content-length"] = String(range ? range.end - range.start + 1 : head.size);
+    if (event.req.method === "HEAD") return new Response(null, { status, headers });
+    const object = await ctx.renderer.read(key, range);
+    if (!object) throw new HttpProblem(404, "No such render, or it expired");
+    return new Response(Readable.toWeb(object.body) as ReadableStream, { status, headers });
+  };
+  app.get("/renders/:key", serve);
+  app.head("/renders/:key", serve);
+}

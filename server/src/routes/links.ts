@@ -1,0 +1,104 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { Readable } from "node:stream";
+import { RenderError } from "@renderkit/core";
+import type { H3, H3Event } from "h3";
+import type { AppContext } from "../context.js";
+import { paramsToOptions } from "../http/body.js";
+import { answerHeaders, checkPlan } from "../http/respond.js";
+import { checkAddress } from "../server-options.js";
+import type { Project } from "../types.js";
+import { failureResponse } from "./bodies.js";
+
+/** The query string exactly as the client sent it: tokens are HMACs of these bytes. */
+function rawQuery(event: H3Event): string {
+  const nodeUrl = (event.runtime?.node?.req as { url?: string } | undefined)?.url;
+  const target = nodeUrl ?? event.req.url;
+  const at = target.indexOf("?");
+  return at < 0 ? "" : target.slice(at + 1);
+}
+
+function tokenMatches(query: string, token: string, key: string): boolean {
+  const algorithm = token.length === 64 ? "sha256" : token.length === 40 ? "sha1" : undefined;
+  if (!algorithm || !/^[0-9a-fA-F]+$/.test(token)) return false;
+  const expected = createHmac(algorithm, key).update(query, "utf8").digest();
+  return timingSafeEqual(expected, Buffer.from(token.toLowerCase(), "hex"));
+}
+
+function linkProject(ctx: AppContext, key: string): Project {
+  const project = ctx.projects.byPublishableKey(key);
+  if (!project) throw new RenderError("ApiKeyNotFound", "Unknown publishable key in the render link");
+  if (!project.enabled) throw new RenderError("ProjectNotEnabled", "This project is not enabled");
+  return project;
+}
+
+/**
+ * Render links (DESIGN §3): `GET|HEAD /v1/{publishable_key}/{token}/{format}?{query}` answers with
+ * the render's bytes; the token is the hex HMAC-SHA256 (or SHA-1) of the raw query string keyed
+ * with the project's secret key. Tokenless links work only for projects that allow them.
+ */
+export function linkRoutes(app: H3, ctx: AppContext): void {
+  const render = async (event: H3Event, project: Project, query: string, format: string) => {
+    const verdict = await ctx.limits.consume(project);
+    Object.assign(answerHeaders(event), ctx.limits.headers(verdict));
+    if (!verdict.allowed) throw new RenderError("RateLimitExceededError", "Rate limit reached; retry later");
+    if (ctx.state.draining) throw new RenderError("ServiceUnavailable", "The server is shutting down; retry shortly");
+    const input = paramsToOptions(new URLSearchParams(query));
+    const download = typeof input.download === "string" ? input.download : undefined;
+    delete input.download;
+    delete input.response_type;
+    delete input.responseType;
+    input.format = format;
+    const parsed = ctx.renderer.parse(input);
+    checkPlan(project, parsed.options.format);
+    await checkAddress(ctx, parsed.options.url);
+    const { renderId, ignored } = await ctx.renderer.submit(input, { origin: "link", meta: { projectId: project.id } });
+    if (ignored.length > 0) answerHeaders(event)["x-ignored-options"] = ignored.join(", ");
+    const record = await ctx.store.wait(renderId, parsed.options.timeout + parsed.options.delay + 120_000);
+    if (record?.status !== "succeeded" || !record.result) {
+      if (record?.status === "failed") return failureResponse(event, record);
+      throw new RenderError("TimedOutError", "The render did not finish in time");
+    }
+    const stored = await ctx.renderer.read(record.result.key);
+    if (!stored) throw new RenderError("EngineResponseNotOkError", "The render is no longer stored");
+    const headers: Record<string, string> = {
+      ...answerHeaders(event),
+      "content-type": stored.contentType,
+      "content-length": String(stored.size),
+      "x-render-id": renderId,
+      "cache-control": "private, max-age=0",
+    };
+    if (download) headers["content-disposition"] = `attachment; filename="${download.replace(/["\\\r\n]/g, "_")}"`;
+    if (event.req.method === "HEAD") {
+      stored.body.destroy();
+      return new Response(null, { status: 200, headers });
+    }
+    return new Response(Readable.toWeb(stored.body) as ReadableStream, { status: 200, headers });
+  };
+
+  const signed = async (event: H3Event) => {
+    const { key = "", token = "", format = "" } = event.context.params ?? {};
+    const project = linkProject(ctx, key);
+    const query = rawQuery(event);
+    if (query === "") throw new RenderError("NoQuerySent", "The render link has no query string");
+    if (/%(?![0-9A-Fa-f]{2})/.test(query)) throw new RenderError("InvalidQuery", "The query string has a malformed %-escape");
+    if (!project.linkSigningKey || !tokenMatches(query, token, project.linkSigningKey)) {
+      throw new RenderError("TokenNotMatchedError", "The token does not match the query string");
+    }
+    return render(event, project, query, format);
+  };
+  const tokenless = async (event: H3Event) => {
+    const { key = "", format = "" } = event.context.params ?? {};
+    const project = linkProject(ctx, key);
+    if (!project.allowTokenless) {
+      throw new RenderError("TokenlessRequestsNotEnabled", "Tokenless render links are not enabled for this project");
+    }
+    const query = rawQuery(event);
+    if (query === "") throw new RenderError("NoQuerySent", "The render link has no query string");
+    if (/%(?![0-9A-Fa-f]{2})/.test(query)) throw new RenderError("InvalidQuery", "The query string has a malformed %-escape");
+    return render(event, project, query, format);
+  };
+  app.get("/v1/:key/:token/:format", signed);
+  app.head("/v1/:key/:token/:format", signed);
+  app.get("/v1/:key/:format", tokenless);
+  app.head("/v1/:key/:format", tokenless);
+}

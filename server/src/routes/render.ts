@@ -1,0 +1,99 @@
+import { newRenderId, type RenderOrigin } from "@renderkit/core";
+import type { H3, H3Event } from "h3";
+import type { AppContext } from "../context.js";
+import { readOptions } from "../http/body.js";
+import { answerHeaders, checkPlan, guardRender, json, projectOf } from "../http/respond.js";
+import type { RenderRecord } from "../render-store.js";
+import { checkAddress, takeServerOptions } from "../server-options.js";
+import type { Project } from "../types.js";
+import { failureResponse, resultBody, statusBody } from "./bodies.js";
+
+/** Validates and queues a render for `project`; resolves with its id and the options it ignored. */
+async function submit(event: H3Event, ctx: AppContext, project: Project, input: Record<string, unknown>, origin: RenderOrigin) {
+  const { server, render } = await takeServerOptions(input, ctx);
+  if (ctx.config.engine && render.engine === undefined) render.engine = ctx.config.engine;
+  const parsed = ctx.renderer.parse(render);
+  checkPlan(project, parsed.options.format);
+  await checkAddress(ctx, parsed.options.url);
+  const meta = {
+    projectId: project.id,
+    ...(server.webhookUrl ? { webhookUrl: server.webhookUrl } : {}),
+    redirectAfter: server.redirectAfter,
+  };
+  const { renderId, ignored } = await ctx.renderer.submit(render, { origin, meta, renderId: newRenderId(origin) });
+  if (ignored.length > 0) answerHeaders(event)["x-ignored-options"] = ignored.join(", ");
+  return { renderId, server };
+}
+
+/** Waits up to `seconds` for the render; 200 with the result, the failure, or a 307 to wait again. */
+async function waitAndAnswer(event: H3Event, ctx: AppContext, renderId: string, seconds: number): Promise<Response> {
+  const record = await ctx.store.wait(renderId, seconds * 1000);
+  return syncAnswer(event, ctx, renderId, record);
+}
+
+function syncAnswer(event: H3Event, ctx: AppContext, renderId: string, record: RenderRecord | undefined): Response {
+  if (record?.status === "succeeded") return json(event, 200, resultBody(record), answerHeaders(event));
+  if (record?.status === "failed") return failureResponse(event, record);
+  const redirectUrl = `${ctx.baseUrl}/v1/render/sync/${encodeURIComponent(renderId)}`;
+  return json(event, 307, { redirectUrl }, { ...answerHeaders(event), location: redirectUrl });
+}
+
+/** The render endpoints of the spec, plus the compatibility aliases of DESIGN §3. */
+export function renderRoutes(app: H3, ctx: AppContext): void {
+  const sync = async (event: H3Event) => {
+    const project = await guardRender(event, ctx);
+    const input = await readOptions(event.req, ctx.config.maxBodyBytes);
+    const { renderId, server } = await submit(event, ctx, project, input, "sync");
+    return waitAndAnswer(event, ctx, renderId, server.redirectAfter);
+  };
+  const async_ = async (event: H3Event) => {
+    const project = await guardRender(event, ctx);
+    const input = await readOptions(event.req, ctx.config.maxBodyBytes);
+    const { renderId } = await submit(event, ctx, project, input, "async");
+    const statusUrl = `${ctx.baseUrl}/v1/render/${encodeURIComponent(renderId)}`;
+    return json(event, 201, { status: "created", renderId, statusUrl }, answerHeaders(event));
+  };
+  const resume = async (event: H3Event) => {
+    const project = projectOf(event, ctx);
+    const renderId = event.context.params?.renderId ?? "";
+    const record = await ctx.store.get(renderId);
+    if (!record || record.projectId !== project.id) return notFound(event, ctx, renderId);
+    return waitAndAnswer(event, ctx, renderId, record.redirectAfter ?? ctx.config.redirectAfter);
+  };
+  const status = async (event: H3Event) => {
+    const project = projectOf(event, ctx);
+    const renderId = decodeURIComponent(event.context.params?.renderId ?? "");
+    const record = await ctx.store.get(renderId);
+    if (!record || record.projectId !== project.id) return notFound(event, ctx, renderId);
+    return json(event, 200, statusBody(record, ctx.baseUrl));
+  };
+  const noId = (event: H3Event) => {
+    projectOf(event, ctx);
+    return json(event, 400, {
+      error: { message: "No render id: use GET /v1/render/{renderId}", code: "NoRenderIdProvided" },
+      requestId: event.context.requestId,
+    });
+  };
+
+  app.post("/v1/render/sync", sync);
+  app.post("/v1/screenshot", sync);
+  app.post("/v1/render/async", async_);
+  app.post("/v1/render", async_);
+  app.post("/v1/screenshot/async", async_);
+  app.get("/v1/render/sync/:renderId", resume);
+  app.post("/v1/render/sync/:renderId", resume);
+  app.get("/v1/render/:renderId", status);
+  app.get("/v1/render", noId);
+  app.get("/v1/render/", noId);
+}
+
+/** 404 for unknown renders and renders of other projects: the same answer, no data. */
+function notFound(event: H3Event, ctx: AppContext, renderId: string): Response {
+  return json(event, 404, {
+    renderId,
+    statusUrl: `${ctx.baseUrl}/v1/render/${encodeURIComponent(renderId)}`,
+    status: "not-found",
+    error: { message: "No render with this id exists for this project" },
+    requestId: event.context.requestId,
+  });
+}

@@ -1,0 +1,189 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServer as createNetServer } from "node:net";
+import { join } from "node:path";
+import { ConsoleLogger, createRenderer, definePlugin, FsQueue, type Logger, QUEUE, type Renderer } from "@renderkit/core";
+import { playwright } from "@renderkit/engine-playwright";
+import { puppeteer } from "@renderkit/engine-puppeteer";
+import { imageFormats } from "@renderkit/format-image";
+import { markdownFormat } from "@renderkit/format-markdown";
+import { svgFormat } from "@renderkit/format-svg";
+import { videoFormats } from "@renderkit/format-video";
+import { webhookNotifier } from "@renderkit/notifier-webhook";
+import { toNodeHandler } from "h3";
+import { listen } from "listhen";
+import { createApp } from "./app.js";
+import type { AppContext } from "./context.js";
+import { RateLimits } from "./http/rate-limit.js";
+import { ProjectStore } from "./projects.js";
+import { RenderStore } from "./render-store.js";
+import type { ServerConfig } from "./types.js";
+
+export interface RunningServer {
+  /** Base address the server listens on. */
+  url: string;
+  renderer: Renderer;
+  /** Drains (no new renders, running ones finish within `drainSeconds`, queued ones stay on disk) and stops. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  logger?: Logger;
+  /** Called once listening, with the base address. */
+  onListen?(url: string): void;
+  /** Print the keys of a project created on first start (default: to stdout). */
+  onProjectCreated?(info: { id: string; secretKey: string; publishableKey: string; webhookSecret: string }): void;
+  /** Install SIGTERM/SIGINT handlers that drain and exit (the CLI does; embedders decide). */
+  handleSignals?: boolean;
+}
+
+/** A free TCP port on `host` (for port 0). */
+async function freePort(host: string): Promise<number> {
+  const probe = createNetServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once("error", reject);
+    probe.listen(0, host, () => resolve());
+  });
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return typeof address === "object" && address ? address.port : 0;
+}
+
+/** The embedded durable queue: renders accepted with 201 survive a crash (kill -9) and resume. */
+const durableQueue = definePlugin((dir: string) => ({
+  name: "@renderkit/server/fs-queue",
+  register({ container, settings }) {
+    container.register(QUEUE, { useValue: new FsQueue(dir, { maxWaiting: settings.maxQueued }) });
+  },
+}));
+
+/**
+ * Starts the server on embedded defaults: Playwright, image formats, PDF, fs storage, a durable
+ * fs queue and webhooks, listening with listhen on `config.host:config.port`.
+ */
+export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
+  const logger = options.logger ?? new ConsoleLogger(config.logLevel);
+  const { store: projects, created } = await ProjectStore.open(config, logger);
+  if (created) {
+    const info = {
+      id: created.project.id,
+      secretKey: created.secretKey,
+      publishableKey: created.project.publishableKey,
+      webhookSecret: created.project.webhookSecret,
+    };
+    if (options.onProjectCreated) options.onProjectCreated(info);
+    else {
+      process.stdout.write(
+        `renderkit: created the default project "${info.id}"; its keys are shown once:\n` +
+          `  secret key:       ${info.secretKey}\n  publishable key:  ${info.publishableKey}\n  webhook secret:   ${info.webhookSecret}\n`,
+      );
+    }
+  }
+  const ttlMs = config.renderTtlDays * 86_400_000;
+  const records = new RenderStore(join(config.dataDir, "records"), ttlMs, logger);
+  // Listen first: the port decides the base address renders are served from. listhen reads 0 as
+  // "its default", so a free port is picked here for 0.
+  const wanted = config.port === 0 ? await freePort(config.host) : config.port;
+  let handler: ((req: IncomingMessage, res: ServerResponse) => unknown) | undefined;
+  const listener = await listen(
+    (req: IncomingMessage, res: ServerResponse) => {
+      if (handler) return handler(req, res);
+      res.writeHead(503, { "content-type": "application/json", "retry-after": "1" });
+      res.end(JSON.stringify({ error: { message: "Starting up", code: "ServiceUnavailable" }, requestId: "" }));
+    },
+    {
+      port: wanted,
+      hostname: config.host,
+      showURL: false,
+      qr: false,
+      public: config.host !== "127.0.0.1" && config.host !== "localhost",
+      tunnel: false,
+      open: false,
+      isProd: true,
+      // Our own SIGTERM handling drains the queue; listhen's would exit straight away.
+      autoClose: false,
+    } as Parameters<typeof listen>[1],
+  );
+  const address = listener.server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  if (port !== wanted) {
+    await listener.close();
+    throw new Error(`Port ${wanted} is in use`);
+  }
+  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
+  const baseUrl = (config.baseUrl ?? url).replace(/\/+$/, "");
+  let renderer: Renderer;
+  try {
+    renderer = await createRenderer({
+      plugins: [
+        playwright(),
+        puppeteer(),
+        imageFormats(),
+        markdownFormat(),
+        svgFormat(),
+        videoFormats(),
+        durableQueue(join(config.dataDir, "queue")),
+        webhookNotifier({
+          secretFor: (projectId) => (projectId ? projects.byId(projectId)?.webhookSecret : undefined),
+          dir: join(config.dataDir, "webhooks"),
+          timeoutMs: config.webhooks.timeoutMs,
+          schedule: config.webhooks.scheduleMs,
+        }),
+      ],
+      logger,
+      dataDir: config.dataDir,
+      baseUrl,
+      allowPrivateNetworks: config.allowPrivateNetworks,
+      concurrency: config.concurrency,
+      maxQueued: config.maxQueued,
+      renderTtlSeconds: ttlMs / 1000,
+      adblock: config.adblock,
+      alreadyFinished: (renderId) => records.finished(renderId),
+    });
+  } catch (error) {
+    await listener.close();
+    throw error;
+  }
+  renderer.on((event) => records.apply(event));
+  const sweeper = setInterval(() => void records.sweep().catch(() => undefined), 3_600_000);
+  sweeper.unref();
+  const ctx: AppContext = {
+    renderer,
+    store: records,
+    projects,
+    limits: new RateLimits(),
+    config,
+    logger,
+    baseUrl,
+    state: { draining: false },
+  };
+  handler = toNodeHandler(createApp(ctx));
+  logger.info("renderkit server listening", { url, dataDir: config.dataDir });
+  options.onListen?.(url);
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      ctx.state.draining = true;
+      clearInterval(sweeper);
+      logger.info("draining", { seconds: config.drainSeconds });
+      await renderer.close(config.drainSeconds * 1000);
+      await records.flush();
+      await listener.close();
+      logger.info("stopped");
+    })();
+    return closing;
+  };
+  if (options.handleSignals) {
+    const onSignal = (signal: NodeJS.Signals) => {
+      logger.info("signal received", { signal });
+      void close().then(() => process.exit(0));
+    };
+    process.once("SIGTERM", onSignal);
+    process.once("SIGINT", onSignal);
+    // Projects made with `renderkit projects create` while the server runs.
+    process.on("SIGHUP", () => {
+      void projects.reload().then((changed) => logger.info("projects reloaded", { changed }));
+    });
+  }
+  return { url, renderer, close };
+}

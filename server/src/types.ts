@@ -1,0 +1,72 @@
+/** A project as the server uses it: never holds the secret key in plain text, only its hash. */
+export interface Project {
+  id: string;
+  name: string;
+  /** SHA-256 (hex) of the secret key; lookups hash the presented key and compare in constant time. */
+  secretKeyHash: string;
+  /** Public key that names the project in render links. */
+  publishableKey: string;
+  /** Signs webhooks (differs from the secret key). */
+  webhookSecret: string;
+  /**
+   * Key that render-link tokens are checked with (the secret key itself: clients sign with it).
+   * Absent when the operator gave only `secretKeyHash`; then only tokenless links can work.
+   */
+  linkSigningKey?: string;
+  enabled: boolean;
+  rateLimit: { requests: number; perSeconds: number };
+  /** Formats the project may use; absent: all installed formats. */
+  formats?: string[];
+  /** Whether `/v1/{publishableKey}/{format}?…` works without a token. Default false. */
+  allowTokenless: boolean;
+}
+
+/** The operator's configuration (JSON file); every field optional with a documented default. */
+export interface ServerConfig {
+  port: number;
+  host: string;
+  /** Public base address; default `http://<host>:<port>`. */
+  baseUrl?: string;
+  dataDir: string;
+  allowPrivateNetworks: boolean | string[];
+  /** Projects from the config file; when empty the data directory's projects are used. */
+  projects: ProjectConfig[];
+  /** Renders at once. Default 2. */
+  concurrency: number;
+  /** Waiting renders beyond which requests get 503. Default 100. */
+  maxQueued: number;
+  /** Largest request body in bytes. Default 6 MiB (html may be 5 MiB). */
+  maxBodyBytes: number;
+  /** Default and maximum of `redirect_after` in seconds. Default 95 and 95. */
+  redirectAfter: number;
+  maxRedirectAfter: number;
+  /** Lifetime of renders in days. Default 30. */
+  renderTtlDays: number;
+  /** Seconds SIGTERM waits for running renders. Default 30. */
+  drainSeconds: number;
+  /** Default engine name. */
+  engine?: string;
+  /** Default rate limit of projects that set none. Default 120 per 60 s. */
+  rateLimit: { requests: number; perSeconds: number };
+  webhooks: { timeoutMs: number; scheduleMs?: number[] };
+  /**
+   * Filter lists of the `block_ads` option (file paths or http(s) addresses, downloads cached
+   * under `<dataDir>/adblock`) and seconds between downloads. Default EasyList and EasyPrivacy, daily.
+   */
+  adblock: { lists: string[]; refreshSeconds: number };
+  logLevel: string;
+}
+
+/** A project as written in the config file. */
+export interface ProjectConfig {
+  id: string;
+  name?: string;
+  secretKey?: string;
+  secretKeyHash?: string;
+  publishableKey: string;
+  webhookSecret: string;
+  enabled?: boolean;
+  rateLimit?: { requests: number; perSeconds: number };
+  formats?: string[];
+  allowTokenless?: boolean;
+}

@@ -1,0 +1,134 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { loadConfig } from "../dist/config.js";
+import { authenticate } from "../dist/http/auth.js";
+import { ProjectStore } from "../dist/projects.js";
+
+const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), "renderkit-cli-"));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const base = { ...process.env };
+  for (const name of ["RENDERKIT_CONFIG", "RENDERKIT_MASTER_KEY", "RENDERKIT_DATA_DIR", "PORT", "HOST", "RENDERKIT_LOG_LEVEL"])
+    delete base[name];
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { ...base, RENDERKIT_DATA_DIR: dir, ...env }, cwd: dir, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === "number" ? error.code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+const field = (text: string, label: string) => text.match(new RegExp(`${label}:\\s+(\\S+)`))?.[1];
+
+describe("renderkit CLI", () => {
+  it("projects create prints the keys once; projects list shows the project without secrets", async () => {
+    const created = await run(["projects", "create", "--name", "x"]);
+    expect(created.code).toBe(0);
+    const id = field(created.stdout, "id");
+    const secretKey = field(created.stdout, "secret key");
+    const publishableKey = field(created.stdout, "publishable key");
+    const webhookSecret = field(created.stdout, "webhook secret");
+    expect(id).toBe("x");
+    expect(secretKey).toMatch(/^sk_[A-Za-z0-9_-]{43}$/);
+    expect(publishableKey).toMatch(/^pk_[A-Za-z0-9_-]{22}$/);
+    expect(webhookSecret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+
+    // Only the project asked for: no default project appeared behind the operator's back.
+    const stored = await readFile(join(dir, "projects.json"), "utf8");
+    expect(JSON.parse(stored).projects.map((p: { id: string }) => p.id)).toEqual(["x"]);
+    expect(stored).not.toContain(secretKey);
+
+    const listed = await run(["projects", "list"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^ID\s+NAME\s+PUBLISHABLE KEY\s+ENABLED/);
+    expect(listed.stdout).toMatch(new RegExp(`^x\\s+x\\s+${publishableKey}\\s+yes$`, "m"));
+    expect(listed.stdout).not.toContain(secretKey);
+    expect(listed.stdout).not.toContain(webhookSecret);
+
+    const json = await run(["projects", "list", "--json"]);
+    expect(JSON.parse(json.stdout)).toEqual([{ id: "x", name: "x", publishableKey, enabled: true }]);
+
+    // The server side (same data dir) accepts the printed secret key.
+    const { store } = await ProjectStore.open(await loadConfig({ env: {}, overrides: { dataDir: dir } }));
+    expect(authenticate(`Bearer ${secretKey}`, store).id).toBe("x");
+    expect(store.byId("x")?.webhookSecret).toBe(webhookSecret);
+  });
+
+  it("projects list on an empty data directory says so and creates nothing", async () => {
+    const listed = await run(["projects", "list"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain("No projects yet");
+    await expect(readFile(join(dir, "projects.json"))).rejects.toThrow();
+  });
+
+  it("projects create refuses when the config file defines the projects", async () => {
+    const file = join(dir, "config.json");
+    const project = {
+      id: "a",
+      secretKey: "sk_test_a_0123456789abcdef",
+      publishableKey: "pk_test_a",
+      webhookSecret: "whsec_a_0123456789abcdef",
+    };
+    await writeFile(file, JSON.stringify({ projects: [project] }));
+    const result = await run(["projects", "create", "--name", "y", "--config", file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("Projects are defined in the config file");
+    const listed = await run(["projects", "list"], { RENDERKIT_CONFIG: file });
+    expect(listed.stdout).toContain("pk_test_a");
+    expect(listed.stdout).not.toContain(project.secretKey);
+  });
+
+  it("an invalid config file exits 2 naming the key", async () => {
+    const file = join(dir, "config.json");
+    await writeFile(file, JSON.stringify({ rateLimit: { requests: 0, perSeconds: 60 } }));
+    for (const args of [
+      ["projects", "list", "--config", file],
+      ["serve", "--config", file],
+    ]) {
+      const result = await run(args);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain("renderkit: invalid config: rateLimit.requests must be a positive integer");
+      expect(result.stderr).toContain(file);
+    }
+    const unknown = await run(["projects", "list"], { RENDERKIT_CONFIG: file.replace("config", "missing") });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("renderkit: invalid config: cannot read config file");
+  });
+
+  it("usage: --help exits 0, unknown commands and options exit 2", async () => {
+    const help = await run(["--help"]);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("Usage: renderkit <command>");
+    expect((await run(["projects", "list", "--help"])).code).toBe(0);
+    const unknown = await run(["frobnicate"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown command: frobnicate");
+    expect(unknown.stderr).toContain("Usage: renderkit");
+    expect((await run(["projects", "delete"])).code).toBe(2);
+    expect((await run(["projects", "list", "--bogus"])).code).toBe(2);
+    const missingName = await run(["projects", "create"]);
+    expect(missingName.code).toBe(2);
+    expect(missingName.stderr).toContain("projects create needs --name NAME");
+    const badPort = await run(["serve", "--port", "http"]);
+    expect(badPort.code).toBe(2);
+    expect(badPort.stderr).toContain("--port must be an integer from 0 to 65535");
+    expect((await run([])).code).toBe(2);
+  });
+});

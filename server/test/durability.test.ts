@@ -1,0 +1,159 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { verifyWebhookSignature } from "@renderkit/notifier-webhook";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api, listenLocal, PROJECT_A } from "./helpers.js";
+
+const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
+let site: Awaited<ReturnType<typeof listenLocal>>;
+let receiver: Awaited<ReturnType<typeof listenLocal>>;
+const hooks: { renderId: string; ok: boolean }[] = [];
+let dir: string;
+let child: ChildProcess | undefined;
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((r) => probe.listen(0, "127.0.0.1", () => r()));
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((r) => probe.close(() => r()));
+  return port;
+}
+
+async function serve(configFile: string, url: string): Promise<ChildProcess> {
+  const proc = spawn(process.execPath, [CLI, "serve", "--config", configFile], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, RENDERKIT_LOG_LEVEL: "warn" },
+  });
+  for (let i = 0; i < 100; i++) {
+    const ok = await fetch(`${url}/health`)
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (ok) return proc;
+    if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error("server did not start");
+}
+
+beforeAll(async () => {
+  site = await listenLocal(() => ({ body: "<h1>durable</h1>", delayMs: 1500 }));
+  receiver = await listenLocal((req, body) => {
+    const parsed = JSON.parse(body) as { renderId: string };
+    hooks.push({
+      renderId: parsed.renderId,
+      ok: verifyWebhookSignature(req.headers["x-service-signature"] as string, body, PROJECT_A.webhookSecret),
+    });
+    return { status: 200 };
+  });
+  dir = mkdtempSync(join(tmpdir(), "renderkit-durable-"));
+});
+afterAll(async () => {
+  if (child && child.exitCode === null) child.kill("SIGKILL");
+  await site.close();
+  await receiver.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("durability", () => {
+  it("finishes every accepted render and sends every webhook once after kill -9 and a restart", async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const configFile = join(dir, "config.json");
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        port,
+        host: "127.0.0.1",
+        dataDir: join(dir, "data"),
+        allowPrivateNetworks: ["127.0.0.1"],
+        concurrency: 1,
+        projects: [{ ...PROJECT_A, rateLimit: { requests: 1000, perSeconds: 60 } }],
+        webhooks: { timeoutMs: 2000, scheduleMs: [200, 400, 800, 1600] },
+      }),
+    );
+    child = await serve(configFile, url);
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const created = await api(url, "/v1/render/async", {
+        json: { url: `${site.url}/${i}`, webhook_url: `${receiver.url}/hook` },
+        key: PROJECT_A.secretKey,
+      });
+      expect(created.status).toBe(201);
+      ids.push(created.body.renderId);
+    }
+    child.kill("SIGKILL");
+    await new Promise((r) => child?.once("exit", r));
+    child = await serve(configFile, url);
+    const end = Date.now() + 90_000;
+    const statuses = new Map<string, string>();
+    while (Date.now() < end && (statuses.size < ids.length || [...statuses.values()].some((s) => s !== "succeeded"))) {
+      for (const id of ids) statuses.set(id, (await api(url, `/v1/render/${id}`, { key: PROJECT_A.secretKey })).body.status);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    expect([...statuses.values()]).toEqual(ids.map(() => "succeeded"));
+    const hooksEnd = Date.now() + 20_000;
+    while (Date.now() < hooksEnd && !ids.every((id) => hooks.some((h) => h.renderId === id)))
+      await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 2000));
+    for (const id of ids) {
+      const received = hooks.filter((h) => h.renderId === id);
+      expect(received).toHaveLength(1);
+      expect(received[0]?.ok).toBe(true);
+    }
+    child.kill("SIGTERM");
+    await new Promise((r) => child?.once("exit", r));
+  }, 180_000);
+
+  it("drains on SIGTERM: the running render finishes, queued ones wait on disk for the next start", async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const configFile = join(dir, "drain.json");
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        port,
+        host: "127.0.0.1",
+        dataDir: join(dir, "drain-data"),
+        allowPrivateNetworks: ["127.0.0.1"],
+        concurrency: 1,
+        drainSeconds: 20,
+        projects: [{ ...PROJECT_A, rateLimit: { requests: 1000, perSeconds: 60 } }],
+      }),
+    );
+    child = await serve(configFile, url);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const created = await api(url, "/v1/render/async", { json: { url: `${site.url}/drain-${i}` }, key: PROJECT_A.secretKey });
+      ids.push(created.body.renderId);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    const running = child;
+    const exited = new Promise<number | null>((r) => running.once("exit", (code) => r(code)));
+    running.kill("SIGTERM");
+    await new Promise((r) => setTimeout(r, 200));
+    const refused = await fetch(`${url}/ready`)
+      .then((r) => r.status)
+      .catch(() => 0);
+    expect([503, 0]).toContain(refused);
+    expect(await exited).toBe(0);
+    child = await serve(configFile, url);
+    const first = await api(url, `/v1/render/${ids[0]}`, { key: PROJECT_A.secretKey });
+    expect(first.body.status).toBe("succeeded");
+    const end = Date.now() + 60_000;
+    let statuses: string[] = [];
+    while (Date.now() < end) {
+      statuses = await Promise.all(
+        ids.map(async (id) => (await api(url, `/v1/render/${id}`, { key: PROJECT_A.secretKey })).body.status),
+      );
+      if (statuses.every((s) => s === "succeeded")) break;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    expect(statuses).toEqual(["succeeded", "succeeded", "succeeded"]);
+    child.kill("SIGTERM");
+    await new Promise((r) => child?.once("exit", r));
+  }, 180_000);
+});

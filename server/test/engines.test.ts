@@ -1,0 +1,33 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api, PROJECT_A, startTestServer, type TestServer } from "./helpers.js";
+
+let server: TestServer;
+const A = PROJECT_A.secretKey;
+
+beforeAll(async () => {
+  server = await startTestServer({ engine: "puppeteer" });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+describe("engines in the server", () => {
+  it("renders with the configured default engine, and with the engine a request names", async () => {
+    expect((await api(server.url, "/v1/render/sync", { json: { html: "<p>default</p>" }, key: A })).status).toBe(200);
+    let ready = await api(server.url, "/ready");
+    expect(ready.body.engines.puppeteer.launches).toBe(1);
+    expect(ready.body.engines.playwright.launches).toBe(0);
+    expect(
+      (await api(server.url, "/v1/render/sync", { json: { html: "<p>named</p>", engine: "playwright" }, key: A })).status,
+    ).toBe(200);
+    ready = await api(server.url, "/ready");
+    expect(ready.body.engines.playwright.launches).toBe(1);
+  });
+
+  it("refuses an engine that is not installed with 400 InvalidOptions naming it", async () => {
+    const answer = await api(server.url, "/v1/render/sync", { json: { html: "<p>x</p>", engine: "webkit" }, key: A });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error.code).toBe("InvalidOptions");
+    expect(answer.body.error.message).toContain("webkit");
+  });
+});

@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { api, listenLocal, PROJECT_A, PROJECT_B, startTestServer, type TestServer } from "./helpers.js";
+
+let server: TestServer;
+let site: Awaited<ReturnType<typeof listenLocal>>;
+const A = PROJECT_A.secretKey;
+
+beforeAll(async () => {
+  site = await listenLocal(() => ({ body: "<h1>ok</h1>" }));
+  server = await startTestServer({
+    projects: [
+      { ...PROJECT_A, rateLimit: { requests: 1000, perSeconds: 60 }, formats: ["png", "jpg", "pdf"] },
+      { ...PROJECT_B, rateLimit: { requests: 2, perSeconds: 60 } },
+      {
+        id: "off",
+        secretKey: "sk_test_disabled_0123456789",
+        publishableKey: "pk_test_off",
+        webhookSecret: "whsec_off_0123456789abcdef",
+        enabled: false,
+      },
+    ],
+    maxBodyBytes: 4096,
+  });
+});
+afterAll(async () => {
+  await server?.close();
+  await site.close();
+});
+
+function expectError(
+  answer: { status: number; body: { error?: { code?: string; message?: string }; requestId?: string }; headers: Headers },
+  status: number,
+  code?: string,
+) {
+  expect(answer.status).toBe(status);
+  expect(answer.body.error?.message).toEqual(expect.any(String));
+  if (code) expect(answer.body.error?.code).toBe(code);
+  expect(answer.body.requestId).toMatch(/^req_/);
+  expect(answer.headers.get("x-request-id")).toBe(answer.body.requestId);
+}
+
+describe("authentication", () => {
+  it("refuses a missing key with 401 NoApiKeySupplied", async () => {
+    expectError(await api(server.url, "/v1/render/sync", { json: { url: site.url } }), 401, "NoApiKeySupplied");
+  });
+  it("refuses a malformed Authorization header with 401 ApiKeyWrongFormat", async () => {
+    const answer = await api(server.url, "/v1/render/sync", {
+      json: { url: site.url },
+      headers: { authorization: `Basic ${A}` },
+    });
+    expectError(answer, 401, "ApiKeyWrongFormat");
+  });
+  it("refuses an unknown key with 401 ApiKeyNotFound and never echoes it", async () => {
+    const answer = await api(server.url, "/v1/render/sync", { json: { url: site.url }, key: "sk_test_unknown_0123456789abcdef" });
+    expectError(answer, 401, "ApiKeyNotFound");
+    expect(answer.text).not.toContain("sk_test_unknown");
+  });
+  it("refuses a disabled project with 401 ProjectNotEnabled", async () => {
+    expectError(
+      await api(server.url, "/v1/render/async", { json: { url: site.url }, key: "sk_test_disabled_0123456789" }),
+      401,
+      "ProjectNotEnabled",
+    );
+  });
+  it("requires the key for status lookups too", async () => {
+    expectError(await api(server.url, "/v1/render/some-id"), 401, "NoApiKeySupplied");
+  });
+});
+
+describe("bad requests", () => {
+  const cases: [string, unknown, string][] = [
+    ["no url or html", { format: "png" }, "NoUrlSupplied"],
+    ["a url that is not a string", { url: 42 }, "UrlWasNotAStringError"],
+    ["a javascript: url", { url: "javascript:alert(1)" }, "InvalidURLError"],
+    ["a private address", { url: "http://10.0.0.1/" }, "InvalidURLError"],
+    ["a host that does not resolve", { url: "http://no-such-host.invalid/" }, "URLDoesNotResolveError"],
+    ["a width out of bounds", { url: "http://example.com", width: 99999 }, "InvalidOptions"],
+    ["an unknown format", { url: "http://example.com", format: "bmp" }, "InvalidOptions"],
+    ["redirect_after out of bounds", { url: "http://example.com", redirect_after: 0 }, "InvalidOptions"],
+    ["a private webhook_url", { url: "http://example.com", webhook_url: "http://169.254.169.254/" }, "InvalidOptions"],
+  ];
+  for (const [what, body, code] of cases) {
+    it(`answers 400 ${code} for ${what}`, async () => {
+      expectError(await api(server.url, "/v1/render/async", { json: body, key: A }), 400, code);
+    });
+  }
+  it("names the offending option", async () => {
+    const answer = await api(server.url, "/v1/render/async", { json: { url: site.url, full_page: "maybe" }, key: A });
+    expectError(answer, 400, "InvalidOptions");
+    expect(answer.body.error.message).toContain("full_page");
+  });
+  it("answers 400 for malformed JSON and for a JSON array", async () => {
+    expectError(await api(server.url, "/v1/render/async", { json: "{not json", key: A }), 400, "InvalidOptions");
+    expectError(await api(server.url, "/v1/render/async", { json: "[1,2]", key: A }), 400, "InvalidOptions");
+  });
+  it("answers 413 for a body over the limit", async () => {
+    expectError(await api(server.url, "/v1/render/async", { json: { html: "x".repeat(10_000) }, key: A }), 413);
+  });
+  it("answers 400 OptionNotAvailableOnPlan for a format outside the project's plan", async () => {
+    expectError(
+      await api(server.url, "/v1/render/async", { json: { url: site.url, format: "webp" }, key: A }),
+      400,
+      "OptionNotAvailableOnPlan",
+    );
+  });
+  it("answers 400 NoRenderIdProvided without an id", async () => {
+    expectError(await api(server.url, "/v1/render/", { key: A }), 400, "NoRenderIdProvided");
+  });
+});
+
+describe("routes", () => {
+  it("answers 404 with the error body for unknown routes", async () => {
+    expectError(await api(server.url, "/nope/nothing/here/at/all/x", { key: A }), 404);
+  });
+  it("answers 405 for a wrong method on a known path", async () => {
+    expectError(await api(server.url, "/v1/render/sync", { method: "GET", key: A }), 405);
+    expectError(await api(server.url, "/v1/render/async", { method: "PUT", key: A }), 405);
+  });
+  it("serves /health, /ready and the OpenAPI document", async () => {
+    expect((await api(server.url, "/health")).status).toBe(200);
+    expect((await api(server.url, "/ready")).body.status).toBe("ready");
+    const doc = await api(server.url, "/v1/openapi.json");
+    expect(doc.body.openapi).toBe("3.1.0");
+    const props = doc.body.components.schemas.RenderRequest.properties;
+    expect(props.width).toMatchObject({ type: "integer", minimum: 100, maximum: 4000, default: 1280 });
+    expect(props.full_page).toMatchObject({ type: "boolean", default: false });
+  });
+  it("answers 404 at an unknown render address", async () => {
+    expectError(await api(server.url, "/renders/00000000-0000-4000-8000-000000000000.png"), 404);
+  });
+});
+
+describe("rate limits", () => {
+  it("counts per project, sends the headers and answers 429 with Retry-After", async () => {
+    const key = PROJECT_B.secretKey;
+    const first = await api(server.url, "/v1/render/async", { json: { html: "<p>1</p>" }, key });
+    expect(first.status).toBe(201);
+    expect(first.headers.get("x-ratelimit-limit")).toBe("2");
+    expect(first.headers.get("x-ratelimit-remaining")).toBe("1");
+    expect(Number(first.headers.get("x-ratelimit-reset"))).toBeGreaterThan(0);
+    expect((await api(server.url, "/v1/render/async", { json: { html: "<p>2</p>" }, key })).status).toBe(201);
+    const third = await api(server.url, "/v1/render/async", { json: { html: "<p>3</p>" }, key });
+    expectError(third, 429, "RateLimitExceededError");
+    expect(Number(third.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(third.headers.get("x-ratelimit-remaining")).toBe("0");
+    const other = await api(server.url, "/v1/render/async", { json: { html: "<p>a</p>" }, key: A });
+    expect(other.status).toBe(201);
+  });
+});

@@ -1,0 +1,143 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ConsoleLogger } from "@renderkit/core";
+import { loadConfig } from "../dist/config.js";
+import { type RunningServer, startServer } from "../dist/serve.js";
+import type { ServerConfig } from "../dist/types.js";
+
+export const PROJECT_A = {
+  id: "alpha",
+  secretKey: "sk_test_alpha_0123456789abcdef",
+  publishableKey: "pk_test_alpha",
+  webhookSecret: "whsec_alpha_0123456789abcdef",
+};
+export const PROJECT_B = {
+  id: "beta",
+  secretKey: "sk_test_beta_0123456789abcdefgh",
+  publishableKey: "pk_test_beta",
+  webhookSecret: "whsec_beta_0123456789abcdefgh",
+};
+
+/** A loopback HTTP server answering with `handler`, recording requests. */
+export async function listenLocal(
+  handler: (req: IncomingMessage, body: string) => { status?: number; type?: string; body?: string; delayMs?: number },
+): Promise<{
+  url: string;
+  server: Server;
+  requests: { url: string; headers: IncomingMessage["headers"]; body: string }[];
+  close(): Promise<void>;
+}> {
+  const requests: { url: string; headers: IncomingMessage["headers"]; body: string }[] = [];
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => {
+      body += c.toString();
+    });
+    req.on("end", () => {
+      requests.push({ url: req.url ?? "", headers: req.headers, body });
+      const answer = handler(req, body);
+      const send = () => {
+        res.writeHead(answer.status ?? 200, { "content-type": answer.type ?? "text/html" });
+        res.end(answer.body ?? "");
+      };
+      if (answer.delayMs) setTimeout(send, answer.delayMs).unref();
+      else send();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    server,
+    requests,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+export interface TestServer {
+  running: RunningServer;
+  url: string;
+  dataDir: string;
+  config: ServerConfig;
+  close(): Promise<void>;
+}
+
+/** The real server on a free loopback port, with two projects and loopback allowed. */
+export async function startTestServer(overrides: Record<string, unknown> = {}, dataDir?: string): Promise<TestServer> {
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), "renderkit-server-"));
+  const config = await loadConfig({
+    env: {},
+    overrides: {
+      port: 0,
+      host: "127.0.0.1",
+      dataDir: dir,
+      allowPrivateNetworks: ["127.0.0.1"],
+      drainSeconds: 5,
+      projects: [
+        { ...PROJECT_A, rateLimit: { requests: 1000, perSeconds: 60 } },
+        { ...PROJECT_B, rateLimit: { requests: 1000, perSeconds: 60 } },
+      ],
+      webhooks: { timeoutMs: 2000, scheduleMs: [200, 400, 800] },
+      ...overrides,
+    } as Partial<ServerConfig>,
+  });
+  const running = await startServer(config, { logger: new ConsoleLogger("silent") });
+  return {
+    running,
+    url: running.url,
+    dataDir: dir,
+    config,
+    async close() {
+      await running.close();
+      if (!dataDir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Calls the API with a project's key (or raw headers) and a JSON or form body. */
+export async function api(
+  base: string,
+  path: string,
+  init: {
+    method?: string;
+    key?: string | null;
+    json?: unknown;
+    form?: Record<string, string | string[]>;
+    headers?: Record<string, string>;
+  } = {},
+  // biome-ignore lint/suspicious/noExplicitAny: tests inspect answer bodies freely
+): Promise<{ status: number; headers: Headers; body: any; text: string }> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.key) headers.authorization = `Bearer ${init.key}`;
+  let body: string | undefined;
+  if (init.json !== undefined) {
+    headers["content-type"] = "application/json";
+    body = typeof init.json === "string" ? init.json : JSON.stringify(init.json);
+  } else if (init.form) {
+    headers["content-type"] = "application/x-www-form-urlencoded";
+    const params = new URLSearchParams();
+    for (const [k, v] of Object.entries(init.form)) for (const item of [v].flat()) params.append(k, item);
+    body = params.toString();
+  }
+  const response = await fetch(`${base}${path}`, {
+    method: init.method ?? (body ? "POST" : "GET"),
+    headers,
+    body,
+    redirect: "manual",
+  });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}

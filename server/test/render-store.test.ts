@@ -1,0 +1,55 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ConsoleLogger } from "@renderkit/core";
+import { afterAll, describe, expect, it } from "vitest";
+import { RenderStore } from "../dist/render-store.js";
+
+const dir = mkdtempSync(join(tmpdir(), "renderkit-records-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const logger = new ConsoleLogger("silent");
+
+describe("RenderStore", () => {
+  it("keeps records on disk across instances, wakes waiters, and sweeps expired ones", async () => {
+    const store = new RenderStore(dir, 60_000, logger);
+    const meta = { projectId: "p1", redirectAfter: 7 };
+    store.apply({ type: "render.created", renderId: "r1", at: Date.now(), meta });
+    const waiting = store.wait("r1", 5_000);
+    store.apply({ type: "render.started", renderId: "r1", attempt: 2, at: Date.now(), meta });
+    expect((await store.get("r1"))?.status).toBe("retrying");
+    store.apply({
+      type: "render.failed",
+      renderId: "r1",
+      code: "RenderTimeoutError",
+      reason: "too slow",
+      startTime: 1,
+      endTime: 2,
+      meta,
+    });
+    expect(await waiting).toMatchObject({
+      status: "failed",
+      reason: "too slow",
+      code: "RenderTimeoutError",
+      projectId: "p1",
+      redirectAfter: 7,
+    });
+    await store.flush();
+
+    const again = new RenderStore(dir, 60_000, logger);
+    expect(await again.get("r1")).toMatchObject({ status: "failed", projectId: "p1" });
+    expect(await again.finished("r1")).toBe(true);
+    expect(await again.get("../etc/passwd")).toBeUndefined();
+
+    expect(await again.sweep(Date.now() + 120_000)).toBe(1);
+    expect(existsSync(join(dir, "r1.json"))).toBe(false);
+    expect(await again.get("r1")).toBeUndefined();
+  });
+
+  it("times out a wait with the current state", async () => {
+    const store = new RenderStore(dir, 60_000, logger);
+    store.apply({ type: "render.created", renderId: "r2", at: Date.now(), meta: { projectId: "p" } });
+    const started = Date.now();
+    expect((await store.wait("r2", 200))?.status).toBe("created");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+  });
+});
