@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# `npm test` (and CI, through .ci/run): set-up and build, then every check. A failing check does
+# not stop the later ones, so one run shows everything that is wrong; the exit status is non-zero
+# when anything failed. The last line is `N passed, N failed` (vitest's test counts).
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+bash scripts/setup.sh || exit 1
+
+export TURBO_TELEMETRY_DISABLED=1
+failed=()
+step() {
+  local name="$1"
+  shift
+  local started=$SECONDS
+  printf '\n== %s\n' "$name"
+  if "$@"; then
+    printf '== %s ok (%d s)\n' "$name" "$((SECONDS - started))"
+  else
+    printf '== %s FAILED (%d s)\n' "$name" "$((SECONDS - started))"
+    failed+=("$name")
+  fi
+}
+
+examples() {
+  local dir status=0
+  for dir in examples/*/; do
+    [[ -f "$dir/package.json" ]] || continue
+    if node -e 'process.exit(require(process.argv[1]).scripts?.["self-test"] ? 0 : 1)' "$ROOT/$dir/package.json"; then
+      echo "-- $dir"
+      (cd "$dir" && npm run --silent self-test) || status=1
+    fi
+  done
+  return "$status"
+}
+
+results="$(mktemp "${TMPDIR:-/tmp}/renderkit-vitest.XXXXXX.json")"
+solo_results="$(mktemp "${TMPDIR:-/tmp}/renderkit-vitest-solo.XXXXXX.json")"
+trap 'rm -f "$results" "$solo_results"' EXIT
+
+step lint npm run --silent lint
+step typecheck npm run --silent typecheck
+step circular npm run --silent circular
+step options-doc node scripts/gen-options-doc.mjs --check
+# Video capture follows the page's paints in real time, which a second test file's Chromium on the
+# same two cores starves: those checks run afterwards, alone.
+SOLO=plugins/format-video/test/video.test.ts
+step vitest node_modules/.bin/vitest run --exclude "$SOLO" --reporter=default --reporter=json --outputFile.json="$results"
+step vitest-solo node_modules/.bin/vitest run "$SOLO" --reporter=default --reporter=json --outputFile.json="$solo_results"
+step examples examples
+
+# Test counts from vitest's JSON report. A test file that fails before any test runs (an import
+# error) counts as one failure, since vitest reports no test for it.
+counts="$(node -e '
+  const fs = require("node:fs");
+  let passed = 0, failed = 0, skipped = 0, report = "ok";
+  for (const file of process.argv.slice(1)) {
+    let r;
+    try { r = JSON.parse(fs.readFileSync(file, "utf8")); } catch { report = "none"; continue; }
+    const broken = (r.testResults ?? []).filter((f) => f.status === "failed" && !(f.assertionResults ?? []).some((a) => a.status === "failed")).length;
+    passed += r.numPassedTests;
+    failed += r.numFailedTests + broken;
+    skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+  }
+  console.log(passed, failed, skipped, report);
+' "$results" "$solo_results")"
+read -r passed failed_tests skipped report <<<"$counts"
+
+echo
+[[ "$report" == none ]] && echo "vitest wrote no report (see its output above)"
+((skipped > 0)) && echo "$skipped tests skipped"
+if ((${#failed[@]} > 0)); then
+  echo "failed steps: ${failed[*]}"
+else
+  echo "all steps passed"
+fi
+echo "$passed passed, $failed_tests failed"
+((${#failed[@]} == 0))
