@@ -1,5 +1,14 @@
 import "reflect-metadata";
 
+export {
+  type BrowserConnection,
+  type BrowserEngineOptions,
+  type BrowserLease,
+  BrowserPool,
+  type BrowserPoolOptions,
+  PooledBrowser,
+} from "./browser/browser-pool.js";
+export { type ScreencastChannel, type ScreencastFrameEvent, startCdpScreencast } from "./browser/cdp-screencast.js";
 export { CHROMIUM_FLAGS, ChromiumProcess, type LaunchOptions } from "./browser/chromium-process.js";
 export { findChromium } from "./browser/find-chromium.js";
 export type {
@@ -37,6 +46,7 @@ export { PdfFormatter, pdfSettings } from "./defaults/pdf-formatter.js";
 export { ERROR_CODES, type ErrorCode, isRenderError, RenderError, toRenderError } from "./errors.js";
 export type { RenderEvent, RenderResult, RenderStatus } from "./events.js";
 export { AddressPolicy, type AddressPolicyOptions, type Denial, type Lookup } from "./network/address-policy.js";
+export { checkTarget } from "./network/check-target.js";
 export { DENIED_HEADER, type EgressSession, openEgressSession } from "./network/egress-proxy.js";
 export { isPublicAddress } from "./network/ip-ranges.js";
 export { CORE_OPTIONS, PAPER_SIZES, type PaperSize, type RenderOptions } from "./options/catalogue.js";
@@ -56,6 +66,7 @@ export {
 } from "./page/capture.js";
 export { htmlSnapshot } from "./page/html-snapshot.js";
 export { extractMetadata, type PageMetadata } from "./page/metadata.js";
+export { NetworkIdle, type WatchRequests } from "./page/network-idle.js";
 export {
   CONSENT_BUDGET_MS,
   checkPageOptions,

@@ -116,6 +116,24 @@ export function engineLifecycleContract(
       }
     });
 
+    it("a recycled browser keeps its open page working and closes when that page does", async () => {
+      const engine = make({ recycleAfter: 1 });
+      try {
+        const first = await engine.open({ url: `${base}/first` }, settings(), new AbortController().signal);
+        const [old] = engine.browserPids();
+        const second = await engine.open({ url: `${base}/second` }, settings(), new AbortController().signal);
+        expect(engine.stats()).toMatchObject({ launches: 2, browsers: 2, pages: 2 });
+        expect(await first.evaluate("() => document.getElementById('p').textContent")).toBe("/first");
+        await first.close();
+        expect(await waitFor(() => !alive(old as number))).toBe(true);
+        expect(await second.evaluate("() => document.getElementById('p').textContent")).toBe("/second");
+        await second.close();
+        expect(engine.stats()).toMatchObject({ browsers: 1, pages: 0 });
+      } finally {
+        await engine.close();
+      }
+    });
+
     it("holds opens beyond its concurrency until a page closes", async () => {
       const engine = make({ concurrency: 1 });
       try {

@@ -1,16 +1,18 @@
 import {
+  DENIED_HEADER,
   type EgressSession,
+  NetworkIdle,
   openEgressSession,
   type PageResponse,
   type PageSettings,
   type PageTarget,
   RenderError,
   raceSignal,
+  type WatchRequests,
   withTimeout,
 } from "@renderkit/core";
 import type { Browser, BrowserContext, Page, Response } from "playwright-core";
 import { translateError } from "./errors.js";
-import { NetworkIdle } from "./network-idle.js";
 import { applyPageHooks, type BlockCounter } from "./request-filter.js";
 import { newContext, type SparePage } from "./spare-page.js";
 
@@ -31,17 +33,7 @@ const PLAYWRIGHT_WAIT = {
 } as const;
 
 function refusedByProxy(response: Response | null): boolean {
-  return response?.headers()["x-renderkit-denied"] === "1";
-}
-
-/** Checks the target's own address first, for a clear error before any browser work. */
-export async function checkTarget(target: PageTarget, settings: PageSettings): Promise<void> {
-  if (target.url === undefined) return;
-  const url = new URL(target.url);
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new RenderError("InvalidURLError", `Only http and https addresses can be rendered, not ${url.protocol}`);
-  }
-  await settings.policy.resolve(url.hostname, Number(url.port || (url.protocol === "https:" ? 443 : 80)));
+  return response?.headers()[DENIED_HEADER] === "1";
 }
 
 async function addCookies(context: BrowserContext, target: PageTarget, settings: PageSettings): Promise<void> {
@@ -55,6 +47,13 @@ async function addCookies(context: BrowserContext, target: PageTarget, settings:
       : { name: c.name, value: c.value, url: target.url, httpOnly: c.httpOnly, secure: c.secure, sameSite: c.sameSite };
   });
   await context.addCookies(cookies);
+}
+
+function watchRequests(page: Page): WatchRequests {
+  return (started, ended) => {
+    page.on("request", started).on("requestfinished", ended).on("requestfailed", ended);
+    return () => page.off("request", started).off("requestfinished", ended).off("requestfailed", ended);
+  };
 }
 
 /**
@@ -71,6 +70,7 @@ export async function loadPage(
   const egress = spare?.egress ?? (await openEgressSession(settings.policy));
   egress.usePolicy(settings.policy);
   let context: BrowserContext | undefined = spare?.context;
+  let idle: NetworkIdle | undefined;
   try {
     context ??= await raceSignal(newContext(browser, settings, egress), signal);
     await addCookies(context, target, settings);
@@ -84,9 +84,7 @@ export async function loadPage(
     if (Object.keys(settings.headers).length > 0) await page.setExtraHTTPHeaders(settings.headers);
     page.setDefaultTimeout(settings.timeoutMs);
     if (settings.media) await page.emulateMedia({ media: settings.media });
-    const idle = settings.waitUntil.endsWith("requestsfinished")
-      ? new NetworkIdle(page, settings.waitUntil === "requestsfinished" ? 0 : 2)
-      : undefined;
+    idle = NetworkIdle.forSettings(settings, watchRequests(page));
     const started = Date.now();
     const waitUntil = PLAYWRIGHT_WAIT[settings.waitUntil];
     let response: PageResponse;
@@ -101,14 +99,10 @@ export async function loadPage(
       await raceSignal(page.setContent(target.html, { waitUntil, timeout: settings.timeoutMs }), signal);
       response = { url: page.url() };
     }
-    if (idle) {
-      const left = Math.max(1_000, settings.timeoutMs - (Date.now() - started));
-      const quiet = await idle.wait(500, left, signal);
-      if (!quiet)
-        throw new RenderError("RenderTimeoutError", `The page kept loading for ${settings.timeoutMs} ms (${settings.waitUntil})`);
-    }
+    await idle?.settle(settings, started, signal);
     return { page, context, egress, response, counter };
   } catch (error) {
+    idle?.dispose();
     if (context) await withTimeout(context.close(), 5_000).catch(() => undefined);
     await egress.close();
     throw translateError(error, "loading the page", target.url !== undefined ? settings.policy : undefined);

@@ -9,13 +9,13 @@ import {
   type ScreencastFrame,
   type ScreencastSettings,
   type ScreenshotSettings,
+  startCdpScreencast,
   withTimeout,
 } from "@renderkit/core";
 import type { BrowserContext, Page } from "playwright-core";
 import { translateError } from "./errors.js";
 import type { LoadedPage } from "./load-page.js";
 import type { BlockCounter } from "./request-filter.js";
-import { startScreencast } from "./screencast.js";
 
 /** A loaded page in its own browser context; closing it closes the context and the proxy session. */
 export class PlaywrightSession implements PageSession {
@@ -191,7 +191,9 @@ export class PlaywrightSession implements PageSession {
   }
 
   screencast(settings: ScreencastSettings, onFrame: (frame: ScreencastFrame) => void): Promise<Screencast> {
-    return this.run("starting the screencast", () => startScreencast(this.context, this.page, settings, onFrame));
+    return this.run("starting the screencast", async () =>
+      startCdpScreencast(await this.context.newCDPSession(this.page), settings, onFrame),
+    );
   }
 
   close(): Promise<void> {

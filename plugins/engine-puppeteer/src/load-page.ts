@@ -1,17 +1,17 @@
 import {
   DENIED_HEADER,
   type EgressSession,
+  NetworkIdle,
   openEgressSession,
   type PageResponse,
   type PageSettings,
   type PageTarget,
-  RenderError,
   raceSignal,
+  type WatchRequests,
   withTimeout,
 } from "@renderkit/core";
 import type { Browser, BrowserContext, CDPSession, Page } from "puppeteer-core";
 import { translateError } from "./errors.js";
-import { NetworkIdle } from "./network-idle.js";
 import { setUpPage } from "./page-setup.js";
 import { applyPageHooks, type BlockCounter } from "./request-filter.js";
 
@@ -33,16 +33,6 @@ const PUPPETEER_WAIT = {
   mostrequestsfinished: "load",
 } as const;
 
-/** Checks the target's own address first, for a clear error before any browser work. */
-export async function checkTarget(target: PageTarget, settings: PageSettings): Promise<void> {
-  if (target.url === undefined) return;
-  const url = new URL(target.url);
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new RenderError("InvalidURLError", `Only http and https addresses can be rendered, not ${url.protocol}`);
-  }
-  await settings.policy.resolve(url.hostname, Number(url.port || (url.protocol === "https:" ? 443 : 80)));
-}
-
 /**
  * A context whose every connection, loopback included, goes through `egress`. Chromium sends
  * loopback addresses around a proxy unless the bypass list says `<-loopback>`; without it a page
@@ -54,6 +44,13 @@ function newContext(browser: Browser, egress: EgressSession): Promise<BrowserCon
     proxyBypassList: ["<-loopback>"],
     downloadBehavior: { policy: "deny" },
   });
+}
+
+function watchRequests(page: Page): WatchRequests {
+  return (started, ended) => {
+    page.on("request", started).on("requestfinished", ended).on("requestfailed", ended);
+    return () => page.off("request", started).off("requestfinished", ended).off("requestfailed", ended);
+  };
 }
 
 /**
@@ -76,9 +73,7 @@ export async function loadPage(
     const cdp = await raceSignal(setUpPage(page, target, settings), signal);
     const counter: BlockCounter = { blocked: 0 };
     await raceSignal(applyPageHooks(page, settings, counter), signal);
-    idle = settings.waitUntil.endsWith("requestsfinished")
-      ? new NetworkIdle(page, settings.waitUntil === "requestsfinished" ? 0 : 2)
-      : undefined;
+    idle = NetworkIdle.forSettings(settings, watchRequests(page));
     const started = Date.now();
     const waitUntil = PUPPETEER_WAIT[settings.waitUntil];
     let response: PageResponse;
@@ -95,12 +90,7 @@ export async function loadPage(
       await raceSignal(page.setContent(target.html, { waitUntil, timeout: settings.timeoutMs }), signal);
       response = { url: page.url() };
     }
-    if (idle) {
-      const left = Math.max(1_000, settings.timeoutMs - (Date.now() - started));
-      const quiet = await idle.wait(500, left, signal);
-      if (!quiet)
-        throw new RenderError("RenderTimeoutError", `The page kept loading for ${settings.timeoutMs} ms (${settings.waitUntil})`);
-    }
+    await idle?.settle(settings, started, signal);
     return { page, context, cdp, egress, response, counter };
   } catch (error) {
     idle?.dispose();

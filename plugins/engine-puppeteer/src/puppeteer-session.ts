@@ -9,13 +9,13 @@ import {
   type ScreencastFrame,
   type ScreencastSettings,
   type ScreenshotSettings,
+  startCdpScreencast,
   withTimeout,
 } from "@renderkit/core";
 import { type BrowserContext, type CDPSession, type ElementHandle, type KeyInput, type Page, TimeoutError } from "puppeteer-core";
 import { isGone, translateError } from "./errors.js";
 import type { LoadedPage } from "./load-page.js";
 import type { BlockCounter } from "./request-filter.js";
-import { startScreencast } from "./screencast.js";
 
 type SelectorState = "attached" | "visible" | "detached" | "hidden";
 
@@ -247,7 +247,9 @@ export class PuppeteerSession implements PageSession {
   }
 
   screencast(settings: ScreencastSettings, onFrame: (frame: ScreencastFrame) => void): Promise<Screencast> {
-    return this.run("starting the screencast", () => startScreencast(this.page, settings, onFrame));
+    return this.run("starting the screencast", async () =>
+      startCdpScreencast(await this.page.createCDPSession(), settings, onFrame),
+    );
   }
 
   close(): Promise<void> {
