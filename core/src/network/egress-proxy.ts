@@ -1,5 +1,6 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { connect, type Socket } from "node:net";
+import { listenOnLoopback } from "../util/listen.js";
 import type { AddressPolicy } from "./address-policy.js";
 
 /** Header on the proxy's own refusals, so engines can tell them from the site's answers. */
@@ -116,12 +117,7 @@ export async function openEgressSession(initial: AddressPolicy): Promise<EgressS
   server.on("connect", (req, socket, head) => void onConnect(req, socket as Socket, head));
   server.on("upgrade", (_req, socket) => (socket as Socket).destroy());
   server.on("clientError", (_err, socket) => socket.destroy());
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
+  const port = await listenOnLoopback(server);
 
   let closed: Promise<void> | undefined;
   return {

@@ -2,31 +2,13 @@ import { it } from "vitest";
 import type { Engine, EngineCapability, PageSession, PageSettings, PageTarget } from "../contracts/engine.js";
 import { AddressPolicy, type AddressPolicyOptions } from "../network/address-policy.js";
 import type { FixtureServer } from "./fixture-server.js";
+import { makePageSettings } from "./page-settings.js";
 
 export interface EngineContractOptions {
   /** Timeout of each check in ms (default 30 000). */
   testTimeoutMs?: number;
   /** Titles of checks to skip (document why next to the call). */
   skip?: readonly string[];
-}
-
-/** Page settings with the contract's defaults (800×600, light, `loaded`, 15 s); `policy` is required. */
-export function makePageSettings(policy: AddressPolicy, overrides: Partial<PageSettings> = {}): PageSettings {
-  return {
-    width: 800,
-    height: 600,
-    deviceScaleFactor: 1,
-    headers: {},
-    cookies: [],
-    colorScheme: "light",
-    reducedMotion: false,
-    javaScriptEnabled: true,
-    media: "screen",
-    waitUntil: "loaded",
-    timeoutMs: 15_000,
-    policy,
-    ...overrides,
-  };
 }
 
 /**

@@ -1,11 +1,12 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Engine, PageSettings } from "../contracts/engine.js";
 import { AddressPolicy } from "../network/address-policy.js";
+import { listenOnLoopback } from "../util/listen.js";
+import { makePageSettings } from "./page-settings.js";
 
 /** An engine that can report its browser processes (both first-party engines can). */
 export type LifecycleEngine = Engine & { browserPids(): number[] };
@@ -32,21 +33,7 @@ export function engineLifecycleContract(
   let port: number;
 
   function settings(overrides: Partial<PageSettings> = {}): PageSettings {
-    return {
-      width: 800,
-      height: 600,
-      deviceScaleFactor: 1,
-      headers: {},
-      cookies: [],
-      colorScheme: "light",
-      reducedMotion: false,
-      javaScriptEnabled: true,
-      media: "screen",
-      waitUntil: "loaded",
-      timeoutMs: 15_000,
-      policy: new AddressPolicy({ allowPrivate: [`127.0.0.1:${port}`] }),
-      ...overrides,
-    };
+    return makePageSettings(new AddressPolicy({ allowPrivate: [`127.0.0.1:${port}`] }), overrides);
   }
 
   function alive(pid: number): boolean {
@@ -72,8 +59,7 @@ export function engineLifecycleContract(
       res.setHeader("content-type", "text/html");
       res.end(`<title>t</title><p id=p>${req.url}</p>`);
     });
-    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-    port = (server.address() as AddressInfo).port;
+    port = await listenOnLoopback(server);
     base = `http://127.0.0.1:${port}`;
   });
   afterAll(() => new Promise<void>((r) => server.close(() => r())));

@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
+import { listenOnLoopback } from "../util/listen.js";
 
 /** One request the fixture server received. */
 export interface FixtureRequest {
@@ -50,12 +51,7 @@ export async function startFixtureServer(routes: Readonly<Record<string, Fixture
       res.writeHead(route.status ?? 200, { "content-type": "text/html; charset=utf-8", ...route.headers }).end(route.body ?? "");
     }
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
-  });
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
+  const port = await listenOnLoopback(server);
   let closed: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}`,

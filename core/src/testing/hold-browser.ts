@@ -2,26 +2,14 @@
 import { readFileSync } from "node:fs";
 import { ConsoleLogger } from "../defaults/console-logger.js";
 import { AddressPolicy } from "../network/address-policy.js";
+import { makePageSettings } from "./page-settings.js";
 
 // argv: the engine package and the exported engine class (see engineLifecycleContract).
 const [, , moduleName = "", exportName = ""] = process.argv;
 const EngineClass = (await import(moduleName))[exportName];
 
 const engine = new EngineClass({}, new ConsoleLogger("silent"));
-const settings = {
-  width: 400,
-  height: 300,
-  deviceScaleFactor: 1,
-  headers: {},
-  cookies: [],
-  colorScheme: "light",
-  reducedMotion: false,
-  javaScriptEnabled: true,
-  media: "screen",
-  waitUntil: "loaded",
-  timeoutMs: 10_000,
-  policy: new AddressPolicy(),
-};
+const settings = makePageSettings(new AddressPolicy(), { width: 400, height: 300, timeoutMs: 10_000 });
 await engine.open({ html: "<p>held</p>" }, settings, new AbortController().signal);
 const [pid] = engine.browserPids();
 const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");

@@ -7,9 +7,10 @@ export { type CodedError, delay, expectRenderError, readAll } from "./assertions
 export { A4_PDF } from "./engine-checks-capture.js";
 export { engineContract } from "./engine-contract.js";
 export { colourHtml, SCRIPTED_HTML } from "./engine-fixture.js";
-export { type EngineContractOptions, EngineHarness, makePageSettings } from "./engine-harness.js";
+export { type EngineContractOptions, EngineHarness } from "./engine-harness.js";
 export { engineLifecycleContract, type LifecycleEngine, type LifecycleOptions } from "./engine-lifecycle.js";
 export { type FixtureRequest, type FixtureRoute, type FixtureServer, startFixtureServer } from "./fixture-server.js";
+export { makePageSettings } from "./page-settings.js";
 export { type DecodedPng, decodePng, isPng, pngSize } from "./png.js";
 export { queueContract, queueJob } from "./queue-contract.js";
 export { type StorageContractOptions, storageContract } from "./storage-contract.js";
