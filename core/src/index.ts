@@ -11,6 +11,7 @@ export {
 export { type ScreencastChannel, type ScreencastFrameEvent, startCdpScreencast } from "./browser/cdp-screencast.js";
 export { CHROMIUM_FLAGS, ChromiumProcess, type LaunchOptions } from "./browser/chromium-process.js";
 export { findChromium } from "./browser/find-chromium.js";
+export { ChromiumSessionBase, type LoadedParts } from "./browser/session-base.js";
 export type {
   Box,
   CookieSpec,
