@@ -5,12 +5,11 @@ import {
   createRenderer,
   ENGINE,
   type Engine,
-  type Logger,
   type PluginManifest,
   type Renderer,
   type RenderResult,
 } from "@renderkit/core";
-import { type FixtureServer, startFixtureServer } from "@renderkit/core/testing";
+import { type FixtureServer, RecordingLogger, startFixtureServer } from "@renderkit/core/testing";
 import { imageFormats } from "@renderkit/format-image";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
@@ -35,17 +34,6 @@ const lookup = async (host: string) => {
   if (host.endsWith(".example")) return [{ address: "127.0.0.1", family: 4 as const }];
   throw new Error(`${host} does not resolve in this test`);
 };
-
-/** Keeps warnings, to see what the renderer reported. */
-class WarningLogger implements Logger {
-  readonly warnings: string[] = [];
-  debug(): void {}
-  info(): void {}
-  error(): void {}
-  warn(message: string, fields?: Record<string, unknown>): void {
-    this.warnings.push(`${message} ${JSON.stringify(fields ?? {})}`);
-  }
-}
 
 /**
  * An engine plugin lending another renderer's engine: a second renderer (with other settings)
@@ -159,7 +147,7 @@ forEachEngine((engine) => {
   once("a list that cannot be loaded: the render succeeds, every ad loads and paints, and a warning is logged", async () => {
     // A missing file fails at once (no such file): no download to wait for. This renderer has
     // its own lists (and data directory) but renders in the shared renderer's browser.
-    const logger = new WarningLogger();
+    const logger = new RecordingLogger();
     const dataDir = await mkdtemp(join(tmpdir(), "renderkit-adblock-e2e-"));
     const renderer = await createRenderer({
       plugins: [lentEngine(started.renderer.engine()), imageFormats()],
@@ -179,7 +167,8 @@ forEachEngine((engine) => {
         const { x, y } = areaCentre(area);
         expectColour(image, x, y, area.colour);
       }
-      expect(logger.warnings.some((w) => w.includes("no filter list could be loaded") && w.includes("no such file"))).toBe(true);
+      const warnings = logger.at("warn").map((e) => `${e.message} ${JSON.stringify(e.fields)}`);
+      expect(warnings.some((w) => w.includes("no filter list could be loaded") && w.includes("no such file"))).toBe(true);
     } finally {
       await renderer.close();
       await rm(dataDir, { recursive: true, force: true });

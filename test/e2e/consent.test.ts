@@ -9,13 +9,12 @@ import {
   ConsoleLogger,
   consentInitScript,
   createRenderer,
-  type Logger,
   type PageTarget,
   type Renderer,
   type RenderResult,
   settleConsent,
 } from "@renderkit/core";
-import { type FixtureServer, makePageSettings, startFixtureServer } from "@renderkit/core/testing";
+import { type FixtureServer, makePageSettings, RecordingLogger, startFixtureServer } from "@renderkit/core/testing";
 import { playwright } from "@renderkit/engine-playwright";
 import { puppeteer } from "@renderkit/engine-puppeteer";
 import { imageFormats } from "@renderkit/format-image";
@@ -35,24 +34,6 @@ import { forEachEngine, onOneEngine } from "../helpers/setup.js";
 type Point = { readonly x: number; readonly y: number };
 type Rgb = readonly [number, number, number];
 
-/**
- * Keeps the consent report of every render: the renderer logs it (debug, "consent banners")
- * with the render's id once the consent step is over.
- */
-class ReportLogger implements Logger {
-  private readonly reports = new Map<string, Record<string, unknown>>();
-  debug(message: string, fields?: Record<string, unknown>): void {
-    if (message === "consent banners" && typeof fields?.renderId === "string") this.reports.set(fields.renderId, fields);
-  }
-  info(): void {}
-  warn(): void {}
-  error(): void {}
-  /** The report of a finished render (undefined when it ran no consent step). */
-  of(result: RenderResult): Record<string, unknown> | undefined {
-    return this.reports.get(result.renderId);
-  }
-}
-
 forEachEngine((engine) => {
   // Checks of what the core does in the page (its fallback heuristics, what it reports) run on
   // one engine each; what rests on the engine's init scripts, frames and clicks runs on both.
@@ -63,7 +44,10 @@ forEachEngine((engine) => {
   let other: FixtureServer;
   let renderer: Renderer;
   let dataDir: string;
-  const logger = new ReportLogger();
+  const logger = new RecordingLogger();
+  /** The consent report the renderer logged (debug, "consent banners") for a finished render; undefined without a consent step. */
+  const reportOf = (result: RenderResult) =>
+    logger.at("debug", "consent banners").find((e) => e.fields.renderId === result.renderId)?.fields;
 
   beforeAll(async () => {
     site = await startFixtureServer(consentRoutes());
@@ -116,7 +100,7 @@ forEachEngine((engine) => {
     for (const target of ["/hubspot", "/custom", FRAMED()]) {
       const result = await render(target);
       expectAt(await decodeRender(result), BANNER_POINT, CONSENT_COLOUR.banner);
-      expect(logger.of(result)).toBeUndefined();
+      expect(reportOf(result)).toBeUndefined();
     }
     expect(site.requestsTo("/consent")).toHaveLength(0);
     expect(other.requestsTo("/consent")).toHaveLength(0);
@@ -131,7 +115,7 @@ forEachEngine((engine) => {
       expectAt(image, PAGE_POINT, CONSENT_COLOUR.decline);
       await expectChoices(site, "hubspot", ["decline"]);
       // The rule did it all: the fallback found nothing left.
-      expect(logger.of(result)).toMatchObject({ mode: "hide", cmp: "hubspot", autoconsent: "done", fallback: 0 });
+      expect(reportOf(result)).toMatchObject({ mode: "hide", cmp: "hubspot", autoconsent: "done", fallback: 0 });
     });
 
     it("click_accept clicks Accept", async () => {
@@ -152,7 +136,7 @@ forEachEngine((engine) => {
       const result = await render(FRAMED(), { click_accept: true });
       expectAt(await decodeRender(result), BANNER_POINT, CONSENT_COLOUR.accept);
       await expectChoices(other, "piano", ["accept"]);
-      expect(logger.of(result)).toMatchObject({ mode: "accept", cmp: "piano.io", autoconsent: "done", fallback: 0 });
+      expect(reportOf(result)).toMatchObject({ mode: "accept", cmp: "piano.io", autoconsent: "done", fallback: 0 });
     });
   });
 
@@ -164,7 +148,7 @@ forEachEngine((engine) => {
       expectAt(image, PAGE_POINT, CONSENT_COLOUR.page);
       expect(site.requestsTo("/consent")).toHaveLength(0);
       // autoconsent said "nothing" (no rule knows it) before its budget ran out; the fallback handled one banner.
-      const report = logger.of(result);
+      const report = reportOf(result);
       expect(report).toMatchObject({ mode: "hide", autoconsent: "nothing", fallback: 1 });
       expect(report?.cmp).toBeUndefined();
     });
@@ -173,7 +157,7 @@ forEachEngine((engine) => {
       const result = await render("/custom", { click_accept: true });
       expectAt(await decodeRender(result), BANNER_POINT, CONSENT_COLOUR.accept);
       await expectChoices(site, "custom", ["accept"]);
-      expect(logger.of(result)).toMatchObject({ mode: "accept", autoconsent: "nothing", fallback: 1 });
+      expect(reportOf(result)).toMatchObject({ mode: "accept", autoconsent: "nothing", fallback: 1 });
     });
 
     once("restores the scrolling the banner locked", async () => {
@@ -195,7 +179,7 @@ forEachEngine((engine) => {
       expectAt(image, HEURISTICS_POINTS.header, [0, 0, 0]);
       expectAt(image, HEURISTICS_POINTS.page, CONSENT_COLOUR.page);
       // One banner counted: the chat button and the header are not.
-      expect(logger.of(result)).toMatchObject({ mode: "hide", autoconsent: "nothing", fallback: 1 });
+      expect(reportOf(result)).toMatchObject({ mode: "hide", autoconsent: "nothing", fallback: 1 });
     });
 
     once("accepts a German banner ('Alle akzeptieren') and leaves the chat button alone", async () => {

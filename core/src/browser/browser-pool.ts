@@ -47,6 +47,7 @@ export class PooledBrowser<B> {
   /** Set when the browser crashed or is being recycled: no new sessions. */
   retired = false;
   private closing: Promise<void> | undefined;
+  private closeCalled = false;
 
   constructor(
     readonly connection: BrowserConnection<B>,
@@ -61,13 +62,16 @@ export class PooledBrowser<B> {
     return !this.retired && this.process.alive && this.connection.connected();
   }
 
+  /** True once `close()` was called: the connection ending after that is no crash. */
   get closingStarted(): boolean {
-    return this.closing !== undefined;
+    return this.closeCalled;
   }
 
   /** Ends the connection (at most 2 s) and kills the process group; idempotent. */
   close(): Promise<void> {
     this.retired = true;
+    // Set before the connection closes: a driver may report the disconnect synchronously.
+    this.closeCalled = true;
     this.closing ??= (async () => {
       await Promise.race([this.connection.close().catch(() => undefined), new Promise((r) => setTimeout(r, 2_000).unref())]);
       await this.process.kill();
@@ -141,7 +145,11 @@ export class BrowserPool<B> {
       await proc.kill();
       throw error;
     }
+    let gone = false;
+    // The driver's disconnect and the process exit both report it; act on the first.
     const onGone = () => {
+      if (gone) return;
+      gone = true;
       if (!handle.closingStarted) this.options.logger.warn("browser went away; the next render relaunches it", { pid: proc.pid });
       handle.retired = true;
       this.options.onRetire?.(handle);

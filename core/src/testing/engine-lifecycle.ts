@@ -4,9 +4,11 @@ import { createServer, type Server } from "node:http";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Engine, PageSettings } from "../contracts/engine.js";
+import type { Logger } from "../contracts/logger.js";
 import { AddressPolicy } from "../network/address-policy.js";
 import { listenOnLoopback } from "../util/listen.js";
 import { makePageSettings } from "./page-settings.js";
+import { RecordingLogger } from "./recording-logger.js";
 
 /** An engine that can report its browser processes (both first-party engines can). */
 export type LifecycleEngine = Engine & { browserPids(): number[] };
@@ -25,7 +27,7 @@ export interface LifecycleOptions {
  */
 export function engineLifecycleContract(
   name: string,
-  make: (options: LifecycleOptions) => LifecycleEngine,
+  make: (options: LifecycleOptions, logger?: Logger) => LifecycleEngine,
   holdBrowser: { module: string; export: string },
 ): void {
   let server: Server;
@@ -65,8 +67,9 @@ export function engineLifecycleContract(
   afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
   describe(`${name} engine lifecycle`, () => {
-    it("relaunches the browser after it was killed between renders", async () => {
-      const engine = make({});
+    it("relaunches the browser after it was killed between renders, and warns of the crash", async () => {
+      const logger = new RecordingLogger();
+      const engine = make({}, logger);
       try {
         const first = await engine.open({ url: `${base}/a` }, settings(), new AbortController().signal);
         await first.close();
@@ -78,9 +81,26 @@ export function engineLifecycleContract(
         expect(await second.evaluate("() => document.getElementById('p').textContent")).toBe("/b");
         await second.close();
         expect(engine.stats().launches).toBe(2);
+        expect(logger.at("warn").map((e) => e.fields.pid)).toEqual([pid]);
       } finally {
         await engine.close();
       }
+    });
+
+    it("closing and recycling are not reported as crashes", async () => {
+      const logger = new RecordingLogger();
+      const engine = make({ recycleAfter: 1 }, logger);
+      try {
+        for (let i = 0; i < 2; i++) {
+          const s = await engine.open({ url: `${base}/${i}` }, settings(), new AbortController().signal);
+          await s.close();
+        }
+        expect(engine.stats().launches).toBe(2);
+      } finally {
+        await engine.close();
+      }
+      expect(engine.browserPids()).toEqual([]);
+      expect(logger.at("warn")).toEqual([]);
     });
 
     it("recycles the browser after recycleAfter renders and kills the old one", async () => {

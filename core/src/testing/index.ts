@@ -13,4 +13,5 @@ export { type FixtureRequest, type FixtureRoute, type FixtureServer, startFixtur
 export { makePageSettings } from "./page-settings.js";
 export { type DecodedPng, decodePng, isPng, pngSize } from "./png.js";
 export { queueContract, queueJob } from "./queue-contract.js";
+export { type LogEntry, RecordingLogger } from "./recording-logger.js";
 export { type StorageContractOptions, storageContract } from "./storage-contract.js";

@@ -2,7 +2,7 @@ import { ConsoleLogger } from "@renderkit/core";
 import { engineLifecycleContract } from "@renderkit/core/testing";
 import { PlaywrightEngine } from "@renderkit/engine-playwright";
 
-engineLifecycleContract("playwright", (options) => new PlaywrightEngine(options, new ConsoleLogger("silent")), {
+engineLifecycleContract("playwright", (options, logger) => new PlaywrightEngine(options, logger ?? new ConsoleLogger("silent")), {
   module: "@renderkit/engine-playwright",
   export: "PlaywrightEngine",
 });

@@ -2,7 +2,7 @@ import { ConsoleLogger } from "@renderkit/core";
 import { engineLifecycleContract } from "@renderkit/core/testing";
 import { PuppeteerEngine } from "@renderkit/engine-puppeteer";
 
-engineLifecycleContract("puppeteer", (options) => new PuppeteerEngine(options, new ConsoleLogger("silent")), {
+engineLifecycleContract("puppeteer", (options, logger) => new PuppeteerEngine(options, logger ?? new ConsoleLogger("silent")), {
   module: "@renderkit/engine-puppeteer",
   export: "PuppeteerEngine",
 });
