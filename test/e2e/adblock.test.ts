@@ -1,14 +1,7 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  createRenderer,
-  ENGINE,
-  type Engine,
-  type PluginManifest,
-  type Renderer,
-  type RenderResult,
-} from "@renderkit/core";
+import { createRenderer, ENGINE, type Engine, type PluginManifest, type Renderer, type RenderResult } from "@renderkit/core";
 import { type FixtureServer, RecordingLogger, startFixtureServer } from "@renderkit/core/testing";
 import { imageFormats } from "@renderkit/format-image";
 import { afterAll, beforeAll, expect, it } from "vitest";
