@@ -79,7 +79,13 @@ export async function runAttempt(plan: AttemptPlan, deps: AttemptDeps, signal: A
   let bandwidth: number;
   let side: Record<string, unknown> = {};
   try {
-    await preparePage(session, options, signal, { format: format.format, logger: deps.logger, adblock, renderId: plan.renderId });
+    await preparePage(session, options, signal, {
+      format: format.format,
+      logger: deps.logger,
+      adblock,
+      renderId: plan.renderId,
+      maxPixelHeight: formatter.maxPixelHeight?.(options, format),
+    });
     t2 = performance.now();
     side = await sideRenders(session, plan, deps, plan.side ?? {}, signal);
     body = await formatter.render(session, { renderId: plan.renderId, format, options, logger: deps.logger, signal });

@@ -133,6 +133,29 @@ forEachEngine((engine) => {
       expect(hasColour(control, LAZY.colour(LAZY.far))).toBe(false);
     });
 
+    once("pre-scrolls only as far as the output reaches: webp's 16383 px at dpr 2; a thumb of it scrolls it all", async () => {
+      // At dpr 2, webp holds 8,191 CSS px of the 15,200 px page.
+      const reach = Math.floor(16_383 / 2);
+      const { result, requested } = await renderLazy("/lazy", { format: "webp", device_scale_factor: 2 });
+      expect(result).toMatchObject({ height: 2 * reach, truncated: true });
+      expect(requested.has(LAZY.far)).toBe(false);
+      const image = await decodeRender(result);
+      for (let i = 0; i < LAZY.count; i++) {
+        const { x, y } = LAZY.centre(i);
+        if (y + LAZY.height / 2 > reach) continue;
+        expect(requested.has(i), `image ${i} is in the output`).toBe(true);
+        expectColour(image, 2 * x, 2 * y, LAZY.colour(i), { tolerance: 24 });
+      }
+      const thumb = await renderLazy("/lazy", { format: "webp", device_scale_factor: 2, thumb_width: LAZY.viewport.width / 2 });
+      // The whole page, 600 device px wide, scaled to 150: a quarter of its 30,400 device px.
+      expect(thumb.result).toMatchObject({
+        width: LAZY.viewport.width / 2,
+        height: (LAZY.count * LAZY.rowHeight) / 2,
+        truncated: false,
+      });
+      expect(thumb.requested.size).toBe(LAZY.count);
+    });
+
     once("accepts scroll_increment and scroll_delay and refuses them out of range", async () => {
       // An increment above the viewport height would step over IntersectionObserver images.
       const { requested } = await renderLazy("/lazy", { scroll_increment: 300, scroll_delay: 0 });

@@ -47,6 +47,12 @@ export interface Formatter {
   extraTimeMs?(options: FormatContext["options"], format: FormatSpec): number;
   /** Adjusts page settings before the page opens (e.g. PDF loads with `media: print`). */
   pageSettings?(options: FormatContext["options"], format: FormatSpec): Partial<PageSettings>;
+  /**
+   * Tallest output this render can hold, in device pixels (an encoder's limit), or undefined when
+   * only `max_height` and the capture caps bound it. The core pre-scrolls no further down the page
+   * than can end up in the output.
+   */
+  maxPixelHeight?(options: FormatContext["options"], format: FormatSpec): number | undefined;
   /** Produces the output from a prepared page. */
   render(session: PageSession, context: FormatContext): Promise<FormatOutput>;
 }

@@ -8,6 +8,7 @@ import { consentMode, settleConsent } from "../prepare/consent/index.js";
 import { clickAndDismiss, scrollAndHover } from "../prepare/interactions.js";
 import { preScroll } from "../prepare/scroll.js";
 import { sleep } from "../util/timeout.js";
+import { captureBounds } from "./capture.js";
 import { forOption, pageError } from "./option-errors.js";
 
 export { forOption, pageError } from "./option-errors.js";
@@ -20,6 +21,8 @@ export interface PrepareContext {
   /** Loaded filter engine when `block_ads` is on and a list is available. */
   adblock?: AdBlocker;
   renderId?: string;
+  /** The formatter's output limit in device pixels (`Formatter.maxPixelHeight`), if any. */
+  maxPixelHeight?: number;
 }
 
 /** Longest the consent step waits for autoconsent after load, in ms. */
@@ -46,6 +49,16 @@ export function checkPageOptions(options: RenderOptions): void {
 /** Whether the request's capture covers the whole document (and so needs the lazy-load pre-scroll). */
 function wholeDocument(options: RenderOptions, format: string): boolean {
   return (options.fullPage || format === "pdf") && !options.selector && !options.skipScroll;
+}
+
+/**
+ * How far down (CSS px) a capture of the whole document can reach: `max_height`, the capture
+ * caps for a document as wide as the viewport, and the output's own limit. Pre-scrolling past it
+ * loads content no output will show.
+ */
+export function scrollLimit(options: RenderOptions, maxPixelHeight: number | undefined): number {
+  const area = { width: options.width, height: Number.POSITIVE_INFINITY };
+  return captureBounds(area, options.deviceScaleFactor, options.maxHeight, { maxPixelHeight }).height;
 }
 
 /** Fails the render when the page answered with a status the request refuses. */
@@ -128,7 +141,7 @@ export async function preparePage(
       {
         increment: options.scrollIncrement ?? options.height,
         delay: options.scrollDelay,
-        maxHeight: options.maxHeight,
+        maxHeight: scrollLimit(options, context.maxPixelHeight),
         budgetMs: PRESCROLL_BUDGET_MS,
       },
       signal,

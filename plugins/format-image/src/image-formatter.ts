@@ -4,6 +4,7 @@ import {
   captureScreenshot,
   type FormatContext,
   type FormatOutput,
+  type FormatSpec,
   type Formatter,
   hasVisibleContent,
   nextFrames,
@@ -66,6 +67,12 @@ export class ImageFormatter implements Formatter {
 
   constructor(private readonly encoder: EncoderSettings = DEFAULT_ENCODER) {}
 
+  /** Without thumbs the output is the capture's size, so nothing below the encoder's limit is captured. */
+  maxPixelHeight(options: FormatContext["options"], spec: FormatSpec): number | undefined {
+    const resized = options.thumbWidth !== undefined || options.thumbHeight !== undefined;
+    return resized || !isImageFormat(spec.format) ? undefined : MAX_DIMENSION[spec.format];
+  }
+
   async render(session: PageSession, context: FormatContext): Promise<FormatOutput> {
     const { format } = context.format;
     if (!isImageFormat(format)) throw new Error(`${this.name} cannot produce ${format}`);
@@ -78,9 +85,7 @@ export class ImageFormatter implements Formatter {
       thumbHeight: options.thumbHeight,
     };
     const direct = directCaptureType(format, convert);
-    // Without thumbs the output is the capture's size, so nothing below the encoder's limit is captured.
-    const resized = options.thumbWidth !== undefined || options.thumbHeight !== undefined;
-    const maxPixelHeight = resized ? undefined : MAX_DIMENSION[format];
+    const maxPixelHeight = this.maxPixelHeight(options, context.format);
     const { capture, blank } = await captureChecked(session, options, direct ?? "png", maxPixelHeight, signal);
     const [single] = capture.sections;
     // sharp cannot be interrupted; on abort the render answers at once and the encode finishes unobserved.

@@ -1,4 +1,12 @@
-import type { FormatContext, FormatOutput, Formatter, OptionTable, PageSession, PageSettings } from "@renderkit/core";
+import {
+  type FormatContext,
+  type FormatOutput,
+  type Formatter,
+  MAX_CAPTURE_PIXELS,
+  type OptionTable,
+  type PageSession,
+  type PageSettings,
+} from "@renderkit/core";
 import { captureArea } from "./capture-area.js";
 import { svgFromDom } from "./dom-method.js";
 import { SVG_FORMAT, type SvgMethod, svgOptions } from "./format.js";
@@ -31,6 +39,11 @@ export class SvgFormatter implements Formatter {
 
   pageSettings(): Partial<PageSettings> {
     return { media: "screen" };
+  }
+
+  /** The SVG stops at 16,383 CSS px (its own bound, `MAX_CAPTURE_PIXELS`), whatever the scale factor. */
+  maxPixelHeight(options: FormatContext["options"]): number {
+    return MAX_CAPTURE_PIXELS * options.deviceScaleFactor;
   }
 
   async render(session: PageSession, context: FormatContext): Promise<FormatOutput> {
