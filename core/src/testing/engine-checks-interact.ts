@@ -99,6 +99,11 @@ export function interactChecks(h: EngineHarness): void {
         expect(Buffer.from(pdf.subarray(0, 5)).toString("latin1")).toBe("%PDF-");
       }
       expect(await s.hover("#box", { timeoutMs: 2_000 })).toBe(true);
+      // Clicks need no page script: the browser toggles the checkbox itself.
+      expect(await s.click("#tick", { all: false, timeoutMs: 2_000 })).toBe(1);
+      expect(await s.evaluate("() => document.getElementById('tick').checked")).toBe(true);
+      expect(await s.click("#tick", { all: true, timeoutMs: 2_000 })).toBe(1);
+      expect(await s.evaluate("() => document.getElementById('tick').checked")).toBe(false);
       await s.press("Escape");
       expect(await s.evaluate("() => document.title")).toBe("nojs");
     });

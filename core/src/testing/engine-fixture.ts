@@ -47,6 +47,7 @@ function prepareRoutes(): Record<string, FixtureRoute> {
     "/prep/nojs": page(
       "nojs",
       `<div id="box" style="width:100px;height:2000px;background:rgb(0,0,255)"></div>
+      <input type="checkbox" id="tick" style="position:absolute;left:300px;top:10px;margin:0">
       <script>document.getElementById("box").style.background = "rgb(255,0,0)"; document.title = "ran";</script>`,
       "<style>body{margin:0}</style>",
     ),

@@ -94,9 +94,15 @@ export class PuppeteerSession extends ChromiumSessionBase implements PageSession
         const matches = await this.page.$$(selector);
         try {
           if (matches.length === 0) return 0;
-          if (!options.all) {
+          if (!options.all && this.page.isJavaScriptEnabled()) {
             // A locator waits until the element is visible, stable and enabled, as Playwright's click does.
             await this.page.locator(selector).setTimeout(options.timeoutMs).click();
+            return 1;
+          }
+          if (!options.all) {
+            // Without page scripts a locator's stability check (animation frames) never ends; the
+            // handle's click scrolls the element into view and clicks its centre over DevTools.
+            await withTimeout((matches[0] as ElementHandle).click(), options.timeoutMs);
             return 1;
           }
           for (const handle of matches) {
