@@ -84,7 +84,7 @@ export { type AdBlocker, AdblockLists, type AdblockSettings, type AdblockTuning 
 export { blockingFilter, checkBlockPatterns } from "./prepare/blocking.js";
 export { type ConsentMode, type ConsentReport, consentInitScript, consentMode, settleConsent } from "./prepare/consent/index.js";
 export { clickAndDismiss, scrollAndHover } from "./prepare/interactions.js";
-export { IMAGE_WAIT_MS, type PreScrollSettings, preScroll } from "./prepare/scroll.js";
+export { IMAGE_WAIT_MS, type PreScrollReport, type PreScrollSettings, preScroll } from "./prepare/scroll.js";
 export { hasVisibleContent, nextFrames } from "./prepare/visible-content.js";
 export { EngineRegistry, FormatterRegistry } from "./registry.js";
 export { Renderer, type RenderJobData, type RenderListener, type SubmitOptions } from "./renderer.js";

@@ -182,6 +182,14 @@ forEachEngine((engine) => {
       expect(reportOf(result)).toMatchObject({ mode: "hide", autoconsent: "nothing", fallback: 1 });
     });
 
+    once("with disable_js the fallback alone hides the bar, without waiting for autoconsent", async () => {
+      const result = await render({ html: HEURISTICS_HTML }, { hide_cookie_banners: true, disable_js: true });
+      const image = await decodeRender(result);
+      expectAt(image, HEURISTICS_POINTS.bar, CONSENT_COLOUR.page);
+      expectAt(image, HEURISTICS_POINTS.chat, CONSENT_COLOUR.chat);
+      expect(reportOf(result)).toMatchObject({ mode: "hide", autoconsent: "unavailable", polls: 0, fallback: 1 });
+    });
+
     once("accepts a German banner ('Alle akzeptieren') and leaves the chat button alone", async () => {
       const image = await decodeRender(await render({ html: HEURISTICS_HTML }, { click_accept: true }));
       expectAt(image, HEURISTICS_POINTS.bar, CONSENT_COLOUR.accept);

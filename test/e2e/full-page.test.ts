@@ -2,7 +2,7 @@ import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { captureBounds, MAX_TOTAL_PIXELS, type RenderResult, SECTION_PIXELS } from "@renderkit/core";
-import { type FixtureServer, startFixtureServer } from "@renderkit/core/testing";
+import { type FixtureServer, RecordingLogger, startFixtureServer } from "@renderkit/core/testing";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BANDS, BLANK, fullPageRoutes, INNER, LAZY, type Rgb } from "../fixtures/full-page-pages.js";
@@ -62,12 +62,14 @@ describe("capture bounds (pure)", () => {
 forEachEngine((engine) => {
   let fixture: FixtureServer;
   let started: TestRenderer;
+  /** Keeps what the renderer logs (the pre-scroll's report among it). */
+  const logger = new RecordingLogger();
   /** Checks of engine-independent code (core preparation, option checks, stitching and encoding): one engine only. */
   const once = onOneEngine(engine);
 
   beforeAll(async () => {
     fixture = await startFixtureServer(await fullPageRoutes());
-    started = await startRenderer([`127.0.0.1:${fixture.port}`], {}, engine);
+    started = await startRenderer([`127.0.0.1:${fixture.port}`], { logger }, engine);
   });
   afterAll(async () => {
     await started?.close();
@@ -105,6 +107,21 @@ forEachEngine((engine) => {
       const image = await decodeRender(result);
       expect([image.width, image.height]).toEqual([LAZY.viewport.width, LAZY.count * LAZY.rowHeight]);
       expectLazyImages(image);
+    });
+
+    // Both engines: with page scripts off, nothing in the page may wait on its own timers.
+    it("with disable_js the pre-scroll still reaches the bottom; native lazy images load, scripted ones cannot", async () => {
+      const { result, requested } = await renderLazy("/lazy", { disable_js: true });
+      const scrolled = logger.at("debug", "pre-scroll").find((e) => e.fields.renderId === result.renderId);
+      expect(scrolled?.fields.reached).toBeGreaterThanOrEqual(LAZY.count * LAZY.rowHeight);
+      expect(scrolled?.fields.steps).toBeGreaterThan(1);
+      const image = await decodeRender(result);
+      for (let i = 0; i < LAZY.count; i++) {
+        const { x, y } = LAZY.centre(i);
+        const native = i % 2 === 0;
+        expect(requested.has(i), `image ${i} requested`).toBe(native);
+        expectColour(image, x, y, native ? LAZY.colour(i) : LAZY.placeholder, { tolerance: 0 });
+      }
     });
 
     once("skip_scroll leaves the far images unpainted (control)", async () => {

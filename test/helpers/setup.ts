@@ -73,7 +73,7 @@ export interface TestRenderer {
  */
 export async function startRenderer(
   allow: readonly string[] = [],
-  extra: Omit<CreateRendererOptions, "plugins" | "dataDir" | "allowPrivateNetworks" | "logger"> = {},
+  extra: Omit<CreateRendererOptions, "plugins" | "dataDir" | "allowPrivateNetworks"> = {},
   engine: EngineName = "playwright",
 ): Promise<TestRenderer> {
   const dataDir = await mkdtemp(join(tmpdir(), "renderkit-e2e-"));

@@ -112,7 +112,12 @@ export async function preparePage(
   }
   const consent = consentMode(options);
   if (consent) {
-    const report = await settleConsent(session, consent, { budgetMs: CONSENT_BUDGET_MS, signal, logger: context.logger });
+    const report = await settleConsent(session, consent, {
+      budgetMs: CONSENT_BUDGET_MS,
+      signal,
+      logger: context.logger,
+      pageScripts: !options.disableJs,
+    });
     context.logger.debug("consent banners", { renderId: context.renderId, mode: consent, ...report });
   }
   if (context.adblock) {
@@ -136,16 +141,18 @@ export async function preparePage(
   }
   await clickAndDismiss(session, options, signal);
   if (wholeDocument(options, context.format)) {
-    await preScroll(
+    const scrolled = await preScroll(
       session,
       {
         increment: options.scrollIncrement ?? options.height,
         delay: options.scrollDelay,
         maxHeight: scrollLimit(options, context.maxPixelHeight),
         budgetMs: PRESCROLL_BUDGET_MS,
+        pageTimers: !options.disableJs,
       },
       signal,
     );
+    context.logger.debug("pre-scroll", { renderId: context.renderId, ...scrolled });
   }
   await scrollAndHover(session, options, signal);
   if (options.selector && options.failIfSelectorPresent) {

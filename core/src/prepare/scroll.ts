@@ -10,6 +10,19 @@ export interface PreScrollSettings {
   maxHeight: number;
   /** Budget for scrolling and waiting for images, in ms. */
   budgetMs: number;
+  /**
+   * Whether the page's timers and animation frames run. With `disable_js` they do not: nothing
+   * in the page may wait on them, so the waits happen here and images are polled, not awaited.
+   */
+  pageTimers: boolean;
+}
+
+/** What a pre-scroll did (logged at debug level as "pre-scroll"). */
+export interface PreScrollReport {
+  /** Scroll steps that completed. */
+  steps: number;
+  /** Deepest point the viewport's bottom reached, in CSS pixels. */
+  reached: number;
 }
 
 /** Longest the image wait after scrolling takes, in ms (within what is left of the budget). */
@@ -64,13 +77,16 @@ const HELPERS = `
   });
 `;
 
-/** One step: scrolls `increment` further down, waits two frames, reports where it is. */
-const STEP_SOURCE = `async (increment) => {
+/** Pause standing in for two animation frames when the page's own cannot be awaited, in ms. */
+const FRAMES_MS = 50;
+
+/** One step: scrolls `increment` further down, waits two frames (if `wait`), reports where it is. */
+const STEP_SOURCE = `async ({ increment, wait }) => {
   ${HELPERS}
   const el = scroller();
   const from = el === root ? Math.max(window.scrollY, root.scrollTop) : el.scrollTop;
   moveTo(el, from + increment);
-  await frames();
+  if (wait) await frames();
   const top = el === root ? Math.max(window.scrollY, root.scrollTop) : el.scrollTop;
   return { top, height: el.scrollHeight, view: el === root ? viewHeight() : el.clientHeight };
 }`;
@@ -120,13 +136,28 @@ const IMAGES_SOURCE = `async ({ limit, timeoutMs }) => {
   return waits.length;
 }`;
 
-/** Back to the top of the document and of the inner scroller, then two frames. */
-const TOP_SOURCE = `async () => {
+/**
+ * Without page timers: how many images in the first `limit` CSS pixels (and inside the viewport's
+ * width) are still loading. Polled from here, since nothing in the page can wait.
+ */
+const PENDING_IMAGES_SOURCE = `({ limit }) => {
+  const width = window.innerWidth || document.documentElement.clientWidth;
+  let pending = 0;
+  for (const img of Array.from(document.images)) {
+    const r = img.getBoundingClientRect();
+    if (r.width <= 0 || r.height <= 0 || r.right <= 0 || r.left >= width) continue;
+    if (r.top + window.scrollY < limit && !img.complete) pending++;
+  }
+  return pending;
+}`;
+
+/** Back to the top of the document and of the inner scroller, then two frames (if `wait`). */
+const TOP_SOURCE = `async (wait) => {
   ${HELPERS}
   const el = scroller();
   if (el !== root) moveTo(el, 0);
   moveTo(root, 0);
-  await frames();
+  if (wait) await frames();
 }`;
 
 /** Runs one in-page step within `ms`, following the signal; undefined when it failed or took too long. */
@@ -159,21 +190,28 @@ async function run<T>(
  * to where the scrolling reached (at most `IMAGE_WAIT_MS`, within the rest of the budget).
  * Aborting the signal rejects at once.
  */
-export async function preScroll(session: PageSession, settings: PreScrollSettings, signal: AbortSignal): Promise<void> {
+export async function preScroll(
+  session: PageSession,
+  settings: PreScrollSettings,
+  signal: AbortSignal,
+): Promise<PreScrollReport> {
   const started = Date.now();
   const left = () => settings.budgetMs - (Date.now() - started);
   const increment = Math.max(1, Math.floor(settings.increment));
   let last: StepResult | undefined;
   /** Deepest point the viewport's bottom reached (CSS pixels); images below it may never load. */
   let reached = 0;
+  let steps = 0;
   // Bounded also by steps: maxHeight / increment, plus room for the checks at the bottom.
   const maxSteps = Math.ceil(settings.maxHeight / increment) + 2;
   for (let step = 0; step < maxSteps; step++) {
     if (signal.aborted) throw abortReason(signal);
     const remaining = left() - RESERVE_MS;
     if (remaining <= 0) break;
-    const at = await run<StepResult>(session, STEP_SOURCE, increment, remaining, signal);
+    const at = await run<StepResult>(session, STEP_SOURCE, { increment, wait: settings.pageTimers }, remaining, signal);
     if (!at) break;
+    steps++;
+    if (!settings.pageTimers) await sleep(Math.min(FRAMES_MS, Math.max(0, left())), signal);
     reached = Math.max(reached, at.top + at.view);
     if (at.top + at.view >= settings.maxHeight) break;
     // A page that does not scroll at all has nothing to load further down.
@@ -183,10 +221,21 @@ export async function preScroll(session: PageSession, settings: PreScrollSetting
     const pause = Math.min(settings.delay, left() - RESERVE_MS);
     if (pause > 0) await sleep(pause, signal);
   }
-  await run(session, TOP_SOURCE, undefined, QUICK_MS, signal);
+  await run(session, TOP_SOURCE, settings.pageTimers, QUICK_MS, signal);
+  const report = { steps, reached };
   const imageWait = Math.min(IMAGE_WAIT_MS, left());
-  if (imageWait > 0) {
-    const limit = Math.min(settings.maxHeight, reached || increment);
+  if (imageWait <= 0) return report;
+  const limit = Math.min(settings.maxHeight, reached || increment);
+  if (settings.pageTimers) {
     await run(session, IMAGES_SOURCE, { limit, timeoutMs: imageWait }, imageWait + QUICK_MS, signal);
+    return report;
   }
+  const deadline = Date.now() + imageWait;
+  while (Date.now() < deadline) {
+    const pending = await run<number>(session, PENDING_IMAGES_SOURCE, { limit }, deadline - Date.now(), signal);
+    if (!pending) break;
+    await sleep(Math.min(100, Math.max(0, deadline - Date.now())), signal);
+  }
+  await sleep(FRAMES_MS, signal);
+  return report;
 }

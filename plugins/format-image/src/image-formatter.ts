@@ -46,7 +46,8 @@ async function captureChecked(
   if (!(await isFlatCapture(capture)) || !(await hasVisibleContent(session, capture.area))) {
     return { capture, blank: false };
   }
-  await nextFrames(session);
+  // With `disable_js` the page's animation frames never run: the pause alone stands in for them.
+  if (!options.disableJs) await nextFrames(session);
   await sleep(BLANK_RETRY_MS, signal);
   const again = await captureScreenshot(session, options, type, { maxPixelHeight, signal });
   if (signal.aborted) throw abortReason(signal);

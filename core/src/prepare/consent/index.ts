@@ -6,7 +6,7 @@ import { abortReason } from "../../util/timeout.js";
 import { agentScript } from "./agent.js";
 import { autoconsentContentScript, optInRuleSet, optOutRuleSet } from "./assets.js";
 import { genericFallback } from "./fallback.js";
-import { type AutoconsentOutcome, awaitAutoconsent } from "./settle.js";
+import { type AutoconsentOutcome, type AutoconsentResult, awaitAutoconsent } from "./settle.js";
 
 /** `hide`: decline and close consent interfaces; `accept`: click accept. */
 export type ConsentMode = "hide" | "accept";
@@ -83,13 +83,20 @@ export interface ConsentReport {
   fallback: number;
 }
 
-/** After load: waits (bounded) for autoconsent, then runs the generic fallback in the main frame. */
+/**
+ * After load: waits (bounded) for autoconsent, then runs the generic fallback in the main frame.
+ * With `pageScripts: false` (`disable_js`) autoconsent cannot run (no init script, no timers), so
+ * only the fallback does.
+ */
 export async function settleConsent(
   session: PageSession,
   mode: ConsentMode,
-  context: { budgetMs: number; signal: AbortSignal; logger: Logger },
+  context: { budgetMs: number; signal: AbortSignal; logger: Logger; pageScripts?: boolean },
 ): Promise<ConsentReport> {
-  const waited = await awaitAutoconsent(session, () => consentInitScript(mode), context.budgetMs, context.signal);
+  const waited: AutoconsentResult =
+    context.pageScripts === false
+      ? { outcome: "unavailable", polls: 0 }
+      : await awaitAutoconsent(session, () => consentInitScript(mode), context.budgetMs, context.signal);
   const report: ConsentReport = {
     ...(waited.cmp ? { cmp: waited.cmp } : {}),
     autoconsent: waited.outcome,
