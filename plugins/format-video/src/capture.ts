@@ -53,6 +53,34 @@ export const SCROLL_SCRIPT = `({ ms, dwell, elapsedMs }) => {
   step();
 }`;
 
+/**
+ * One step of the same tour, for pages that run no timers (`disable_js`): scrolls to where the
+ * tour is at `t` (0 to 1 of the video). Called from here every `SCROLL_STEP_MS`.
+ */
+export const SCROLL_STEP_SCRIPT = `({ t, dwell }) => {
+  const el = document.scrollingElement || document.documentElement;
+  const p = Math.min(1, Math.max(0, (t - dwell) / (1 - 2 * dwell)));
+  const top = (0.5 - Math.cos(Math.PI * p) / 2) * Math.max(0, el.scrollHeight - window.innerHeight);
+  window.scrollTo({ top, left: 0, behavior: "instant" });
+}`;
+
+/** Pause between two steps of a tour driven from here, in ms (about 30 steps a second). */
+const SCROLL_STEP_MS = 33;
+
+/** Drives the tour from here until `t` reaches 1 or `done()`; a failed step ends it (best effort). */
+async function driveScroll(session: PageSession, start: number, seconds: number, done: () => boolean, signal: AbortSignal) {
+  while (!done() && !signal.aborted) {
+    const t = Math.min(1, (now() - start) / seconds);
+    try {
+      await session.evaluate(SCROLL_STEP_SCRIPT, { t, dwell: 0.1 });
+    } catch {
+      return;
+    }
+    if (t >= 1) return;
+    await sleep(SCROLL_STEP_MS, signal).catch(() => undefined);
+  }
+}
+
 /** Counts reported in the render result. */
 export interface CaptureStats extends ResampleStats {
   /** Screenshots taken because the screencast went silent during a \`video_scroll\` tour. */
@@ -83,7 +111,8 @@ export async function captureFrames(
 ): Promise<CaptureStats> {
   if (!session.screencast) throw new RenderError("EngineResponseNotOkError", "This engine cannot stream frames (screencast)");
   const resampler = new FrameResampler(plan.fps, plan.frames, emit);
-  await withTimeout(session.evaluate(PAINTED_SCRIPT), CAPTURE_TIMING.paintedMs).catch(() => undefined);
+  // Without page scripts no animation frame callback runs; the first-frame fallback covers it.
+  if (plan.pageScripts) await withTimeout(session.evaluate(PAINTED_SCRIPT), CAPTURE_TIMING.paintedMs).catch(() => undefined);
   if (signal.aborted) throw abortReason(signal);
   const startedAt = now();
   let offset: number | undefined;
@@ -109,6 +138,7 @@ export async function captureFrames(
   );
   let screenshotStart = false;
   let stalledShots = 0;
+  let tour: Promise<void> | undefined;
   try {
     await Promise.race([first, sleep(CAPTURE_TIMING.firstFrameMs, signal)]);
     if (!resampler.started) {
@@ -124,8 +154,10 @@ export async function captureFrames(
     }
     const end = resampler.endTime as number;
     if (plan.scroll) {
-      const elapsedMs = Math.max(0, (now() - (end - plan.frames / plan.fps)) * 1000);
-      await session.evaluate(SCROLL_SCRIPT, { ms: plan.duration * 1000, dwell: 0.1, elapsedMs });
+      const videoStartsAt = end - plan.frames / plan.fps;
+      const elapsedMs = Math.max(0, (now() - videoStartsAt) * 1000);
+      if (plan.pageScripts) await session.evaluate(SCROLL_SCRIPT, { ms: plan.duration * 1000, dwell: 0.1, elapsedMs });
+      else tour = driveScroll(session, videoStartsAt, plan.duration, () => stopped, signal);
     }
     for (;;) {
       const error = failed();
@@ -150,6 +182,7 @@ export async function captureFrames(
     }
   } finally {
     stopped = true;
+    await tour;
     await cast.stop().catch((error: unknown) => logger?.warn("stopping the screencast failed", { error: String(error) }));
   }
   if (signal.aborted) throw abortReason(signal);

@@ -59,6 +59,8 @@ export interface VideoPlan {
   /** Seconds of video (`frames / fps`). */
   duration: number;
   scroll: boolean;
+  /** False with `disable_js`: the page runs no timers or animation frames, so the scroll is driven from here. */
+  pageScripts: boolean;
   /** kbit/s, when asked for. */
   bitrate?: number;
   /** 0..63, when asked for (or the default when no bitrate is given). */
@@ -104,6 +106,7 @@ export function planVideo(options: RenderOptions & Record<string, unknown>, form
     frames,
     duration: frames / fps,
     scroll: options.videoScroll === true,
+    pageScripts: options.disableJs !== true,
     bitrate,
     quality,
     preset: (options.videoPreset as VideoPreset | undefined) ?? VIDEO_OPTIONS.videoPreset.default,

@@ -10,6 +10,7 @@ const plan: VideoPlan = {
   frames: 10,
   duration: 1,
   scroll: false,
+  pageScripts: true,
   quality: 30,
   preset: "veryfast",
   width: 640,

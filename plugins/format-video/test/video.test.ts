@@ -103,6 +103,17 @@ describe("mp4 and webm from a real page", () => {
     expect(await distinctFrames(path)).toBeGreaterThan(10);
   });
 
+  it("video_scroll tours the page with disable_js too (driven from outside the page)", async () => {
+    const result = await video("/tall", { format: "mp4", video_scroll: true, video_fps: 25, disable_js: true });
+    expect(result).toMatchObject({ frames: 50, duration: 2 });
+    const path = file(result);
+    const first = (await frameAt(path, 0))(640, 360);
+    const last = (await frameAt(path, -0.04))(640, 360);
+    expect(distance(first, COLOURS.top), `first frame ${first}`).toBeLessThan(30);
+    expect(distance(last, COLOURS.bottom), `last frame ${last}`).toBeLessThan(30);
+    expect(await distinctFrames(path)).toBeGreaterThan(10);
+  });
+
   it("refuses a codec the container cannot hold with InvalidOptions, before loading the page", async () => {
     const before = fixture.requestsTo("/tall").length;
     await expect(video("/tall", { format: "mp4", video_codec: "vp9" })).rejects.toMatchObject({ code: "InvalidOptions" });
