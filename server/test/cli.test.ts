@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +9,7 @@ import { authenticate } from "../dist/http/auth.js";
 import { ProjectStore } from "../dist/projects.js";
 
 const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
+const START = fileURLToPath(new URL("../../scripts/start.sh", import.meta.url));
 
 let dir: string;
 beforeEach(async () => {
@@ -131,4 +132,38 @@ describe("renderkit CLI", () => {
     expect(badPort.stderr).toContain("--port must be an integer from 0 to 65535");
     expect((await run([])).code).toBe(2);
   });
+
+  it("npm start's script serves on the config file's settings, its dataDir included", async () => {
+    const file = join(dir, "config.json");
+    const dataDir = join(dir, "from-config");
+    await writeFile(file, JSON.stringify({ port: 0, host: "127.0.0.1", dataDir }));
+    const env: NodeJS.ProcessEnv = { ...process.env, RENDERKIT_SKIP_APT: "1", INIT_CWD: dir };
+    for (const name of ["RENDERKIT_CONFIG", "RENDERKIT_DATA_DIR", "PORT", "HOST"]) delete env[name];
+    const child = spawn("bash", [START, "--config", file], { env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no "listening" line in time: ${out}`)), 60_000);
+        child.stdout.on("data", () => {
+          if (out.includes("listening on")) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+        child.on("exit", (code) => reject(new Error(`start.sh exited with ${code}: ${out}`)));
+      });
+      const stored = JSON.parse(await readFile(join(dataDir, "projects.json"), "utf8"));
+      expect(stored.projects.map((p: { id: string }) => p.id)).toEqual(["default"]);
+      const secretKey = field(out, "secret key");
+      const base = out.match(/listening on (\S+)/)?.[1];
+      const answer = await fetch(`${base}/v1/render/none`, { headers: { authorization: `Bearer ${secretKey}` } });
+      expect(answer.status).toBe(404);
+    } finally {
+      if (child.pid) process.kill(-child.pid, "SIGTERM");
+      await new Promise((r) => (child.exitCode === null ? child.once("exit", r) : r(null)));
+    }
+  }, 90_000);
 });
