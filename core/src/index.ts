@@ -48,8 +48,9 @@ export { ERROR_CODES, type ErrorCode, isRenderError, RenderError, toRenderError 
 export type { RenderEvent, RenderResult, RenderStatus } from "./events.js";
 export { AddressPolicy, type AddressPolicyOptions, type Denial, type Lookup } from "./network/address-policy.js";
 export { checkTarget } from "./network/check-target.js";
-export { DENIED_HEADER, type EgressSession, openEgressSession } from "./network/egress-proxy.js";
+export { DENIED_HEADER, type EgressSession, openEgressSession, UNREACHABLE_HEADER } from "./network/egress-proxy.js";
 export { isPublicAddress } from "./network/ip-ranges.js";
+export { checkProxyAnswer, proxyFailure } from "./network/proxy-failure.js";
 export { CORE_OPTIONS, PAPER_SIZES, type PaperSize, type RenderOptions } from "./options/catalogue.js";
 export { BLOCK_KINDS, MAX_HEIGHT, PAGE_OPTIONS } from "./options/catalogue-page.js";
 export { camelize, type ParsedOptions, parseOptions, snakeName } from "./options/parse.js";

@@ -63,6 +63,8 @@ export class AddressPolicy {
   private readonly pins = new Map<string, Promise<ResolvedAddress>>();
   /** Destinations refused so far (the engine reports them when navigation fails). */
   readonly denials: Denial[] = [];
+  /** Allowed destinations that could not be reached (connection refused, reset, timed out). */
+  readonly unreachable: Denial[] = [];
 
   constructor(private readonly options: AddressPolicyOptions = {}) {
     this.allowAll = options.allowPrivate === true;

@@ -5,6 +5,13 @@ import type { AddressPolicy } from "./address-policy.js";
 
 /** Header on the proxy's own refusals, so engines can tell them from the site's answers. */
 export const DENIED_HEADER = "x-renderkit-denied";
+/** Header on the proxy's 502 when the destination could not be reached (not the site's own 502). */
+export const UNREACHABLE_HEADER = "x-renderkit-unreachable";
+
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown })?.code;
+  return typeof code === "string" ? code : error instanceof Error ? error.message : "connection failed";
+}
 
 /** A per-render forward proxy: every connection the browser makes for one render goes through it. */
 export interface EgressSession {
@@ -74,9 +81,13 @@ export async function openEgressSession(initial: AddressPolicy): Promise<EgressS
         answer.pipe(res);
       },
     );
-    upstream.on("error", () => {
-      if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" });
-      res.end();
+    upstream.on("error", (error) => {
+      if (res.headersSent) return void res.end();
+      const reason = errorCode(error);
+      policy.unreachable.push({ host: target.hostname, port, reason });
+      const body = `renderkit could not connect to ${target.host}: ${reason}\n`;
+      res.writeHead(502, { "content-type": "text/plain", "content-length": Buffer.byteLength(body), [UNREACHABLE_HEADER]: "1" });
+      res.end(body);
     });
     res.on("close", () => upstream.destroy());
     req.pipe(upstream);
@@ -99,13 +110,18 @@ export async function openEgressSession(initial: AddressPolicy): Promise<EgressS
     upstream.on("data", (chunk: Buffer) => {
       received += chunk.length;
     });
+    let connected = false;
     upstream.once("connect", () => {
+      connected = true;
       client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
       if (head.length) upstream.write(head);
       upstream.pipe(client);
       client.pipe(upstream);
     });
-    upstream.on("error", () => {
+    upstream.on("error", (error) => {
+      if (!connected && !client.destroyed) {
+        policy.unreachable.push({ host: match[1] as string, port, reason: errorCode(error) });
+      }
       if (!client.destroyed) client.end("HTTP/1.1 502 Bad Gateway\r\n\r\n");
     });
     client.once("close", () => upstream.destroy());

@@ -1,3 +1,4 @@
+import { type AddressInfo, createServer } from "node:net";
 import { expect } from "vitest";
 import { AddressPolicy } from "../network/address-policy.js";
 import { delay, expectRenderError } from "./assertions.js";
@@ -142,4 +143,29 @@ export function networkChecks(h: EngineHarness): void {
     expect(h.fixture.requestsTo("/pixel").length).toBeGreaterThan(before);
     expect(h.forbidden.requests).toEqual([]);
   });
+
+  h.check("an allowed destination that refuses connections fails with EngineResponseNotOkError naming it", async () => {
+    const closed = await closedPort();
+    const policy = new AddressPolicy({ allowPrivate: true });
+    for (const scheme of ["http", "https"]) {
+      const error = await expectRenderError(
+        h.open({ url: `${scheme}://127.0.0.1:${closed}/` }, { policy }),
+        "EngineResponseNotOkError",
+      );
+      expect(error.message).toContain(`connecting to 127.0.0.1:${closed} failed (ECONNREFUSED)`);
+    }
+    // A site's own 502 is the site's answer, not a failure to connect.
+    await h.withPage({ url: h.url("/status/502") }, {}, async (s) => {
+      expect(s.response.status).toBe(502);
+    });
+  });
+}
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

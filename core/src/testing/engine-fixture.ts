@@ -61,6 +61,7 @@ export function engineRoutes(forbidden: () => string): Record<string, FixtureRou
     "/": page("home", `${SCRIPTED_HTML}<!-- ${"x".repeat(HOME_PADDING)} -->`),
     "/to-home": { status: 302, headers: { location: "/" } },
     "/missing": { status: 404, body: page("missing", "<h1>not here</h1>") },
+    "/status/502": { status: 502, body: page("bad gateway", "<h1>the site says 502</h1>") },
     "/echo": page("echo", `<img src="/pixel" alt="">`),
     "/pixel": { status: 204 },
     "/storage": page("storage", "<p>storage</p>"),

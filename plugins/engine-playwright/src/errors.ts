@@ -1,4 +1,4 @@
-import { type AddressPolicy, RenderError } from "@renderkit/core";
+import { type AddressPolicy, proxyFailure, RenderError } from "@renderkit/core";
 import { errors } from "playwright-core";
 
 /** True when the message says the browser, context or page went away (crash, kill). */
@@ -17,18 +17,15 @@ export function isGone(error: unknown): boolean {
  */
 export function translateError(error: unknown, what: string, policy?: AddressPolicy): RenderError {
   if (error instanceof RenderError) return error;
-  // Only a refused tunnel or a proxy refusal means the main document hit the address policy;
-  // a refused subresource must not turn a later timeout into an address error.
   const text = error instanceof Error ? error.message : String(error);
-  const denial = /ERR_TUNNEL_CONNECTION_FAILED|refused by the address policy/.test(text) ? policy?.denials.at(-1) : undefined;
-  if (denial) {
-    const code = denial.reason === "does not resolve" ? "URLDoesNotResolveError" : "InvalidURLError";
-    return new RenderError(code, `Refused to load ${denial.host}:${denial.port}: ${denial.reason}`, { cause: error });
-  }
+  // Only a refused or failed tunnel, or the proxy's own answer, means the main document failed
+  // at the proxy; a refused subresource must not turn a later timeout into an address error.
+  const failure = proxyFailure(text, policy);
+  if (failure) return new RenderError(failure.code, failure.message, { cause: error });
   if (error instanceof errors.TimeoutError) {
-    return new RenderError("RenderTimeoutError", `${what} timed out: ${error.message.split("\n")[0]}`, { cause: error });
+    return new RenderError("RenderTimeoutError", `${what} timed out: ${text.split("\n")[0]}`, { cause: error });
   }
-  const message = (error instanceof Error ? error.message : String(error)).split("\n")[0] ?? "";
+  const message = text.split("\n")[0] ?? "";
   if (isGone(error)) {
     return new RenderError("EngineResponseNotOkError", `The browser went away during ${what}`, { cause: error, retryable: true });
   }

@@ -1,5 +1,5 @@
 import {
-  DENIED_HEADER,
+  checkProxyAnswer,
   type EgressSession,
   NetworkIdle,
   openEgressSession,
@@ -11,7 +11,7 @@ import {
   type WatchRequests,
   withTimeout,
 } from "@renderkit/core";
-import type { Browser, BrowserContext, Page, Response } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { translateError } from "./errors.js";
 import { applyPageHooks, type BlockCounter } from "./request-filter.js";
 import { newContext, type SparePage } from "./spare-page.js";
@@ -31,10 +31,6 @@ const PLAYWRIGHT_WAIT = {
   requestsfinished: "load",
   mostrequestsfinished: "load",
 } as const;
-
-function refusedByProxy(response: Response | null): boolean {
-  return response?.headers()[DENIED_HEADER] === "1";
-}
 
 async function addCookies(context: BrowserContext, target: PageTarget, settings: PageSettings): Promise<void> {
   if (settings.cookies.length === 0) return;
@@ -90,8 +86,7 @@ export async function loadPage(
     let response: PageResponse;
     if (target.url !== undefined) {
       const answer = await raceSignal(page.goto(target.url, { waitUntil, timeout: settings.timeoutMs }), signal);
-      if (refusedByProxy(answer))
-        throw translateError(new Error("refused by the address policy"), "loading the page", settings.policy);
+      checkProxyAnswer(answer?.headers(), settings.policy);
       response = { url: page.url(), status: answer?.status() };
     } else {
       // Init scripts run on new documents; a spare's blank document predates them, so make a new one.

@@ -1,4 +1,4 @@
-import { type AddressPolicy, RenderError } from "@renderkit/core";
+import { type AddressPolicy, proxyFailure, RenderError } from "@renderkit/core";
 import { ConnectionClosedError, TimeoutError } from "puppeteer-core";
 
 /** True when the browser, context or page went away under the call (crash, kill, close). */
@@ -26,13 +26,10 @@ function isBadSelector(message: string): boolean {
 export function translateError(error: unknown, what: string, policy?: AddressPolicy): RenderError {
   if (error instanceof RenderError) return error;
   const text = error instanceof Error ? error.message : String(error);
-  // Only a refused tunnel or a proxy refusal means the main document hit the address policy;
-  // a refused subresource must not turn a later timeout into an address error.
-  const denial = /ERR_TUNNEL_CONNECTION_FAILED|refused by the address policy/.test(text) ? policy?.denials.at(-1) : undefined;
-  if (denial) {
-    const code = denial.reason === "does not resolve" ? "URLDoesNotResolveError" : "InvalidURLError";
-    return new RenderError(code, `Refused to load ${denial.host}:${denial.port}: ${denial.reason}`, { cause: error });
-  }
+  // Only a refused or failed tunnel, or the proxy's own answer, means the main document failed
+  // at the proxy; a refused subresource must not turn a later timeout into an address error.
+  const failure = proxyFailure(text, policy);
+  if (failure) return new RenderError(failure.code, failure.message, { cause: error });
   const message = text.split("\n")[0] ?? "";
   if (error instanceof TimeoutError) {
     return new RenderError("RenderTimeoutError", `${what} timed out: ${message}`, { cause: error });

@@ -1,5 +1,5 @@
 import {
-  DENIED_HEADER,
+  checkProxyAnswer,
   type EgressSession,
   NetworkIdle,
   openEgressSession,
@@ -79,9 +79,7 @@ export async function loadPage(
     let response: PageResponse;
     if (target.url !== undefined) {
       const answer = await raceSignal(page.goto(target.url, { waitUntil, timeout: settings.timeoutMs }), signal);
-      if (answer?.headers()[DENIED_HEADER] === "1") {
-        throw translateError(new Error("refused by the address policy"), "loading the page", settings.policy);
-      }
+      checkProxyAnswer(answer?.headers(), settings.policy);
       response = { url: page.url(), status: answer?.status() };
     } else {
       // Init scripts run on new documents and the page's blank one predates them: make a new one
