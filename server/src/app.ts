@@ -8,6 +8,8 @@ import { linkRoutes } from "./routes/links.js";
 import { metaRoutes } from "./routes/meta.js";
 import { renderRoutes } from "./routes/render.js";
 
+const newRequestId = () => `req_${randomUUID()}`;
+
 /** Paths the API knows, for 405 answers to other methods. */
 const KNOWN = [
   "/v1/render/sync",
@@ -29,9 +31,17 @@ const KNOWN = [
  * error into the API's error body; handlers never shape errors themselves.
  */
 export function createApp(ctx: AppContext): H3 {
-  const app = new H3();
+  const app = new H3({
+    // Only what h3 refuses before the middleware runs (a malformed escape in the path) gets here.
+    onError: (error, event) => {
+      const requestId = (event.context.requestId as string | undefined) ?? newRequestId();
+      const malformed = error.status === 400;
+      const problem = malformed ? new HttpProblem(400, "The request path has a malformed percent-escape") : error;
+      return toErrorResponse(problem, requestId, ctx.logger);
+    },
+  });
   app.use(async (event: H3Event, next) => {
-    const requestId = `req_${randomUUID()}`;
+    const requestId = newRequestId();
     event.context.requestId = requestId;
     let response: unknown;
     try {

@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, listenLocal, PROJECT_A, PROJECT_B, startTestServer, type TestServer } from "./helpers.js";
 
@@ -95,6 +96,35 @@ describe("bad requests", () => {
   });
   it("answers 413 for a body over the limit", async () => {
     expectError(await api(server.url, "/v1/render/async", { json: { html: "x".repeat(10_000) }, key: A }), 413);
+  });
+  it("answers 413 to a chunked body over the limit, closes that connection and stays up", async () => {
+    const { port } = new URL(server.url);
+    const head = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), "127.0.0.1");
+      let answer = "";
+      socket.on("data", (chunk: Buffer) => {
+        answer += chunk.toString();
+      });
+      socket.on("error", () => undefined); // the server may cut the upload short
+      socket.on("close", () => resolve(answer));
+      setTimeout(() => reject(new Error(`no close; got ${answer}`)), 10_000).unref();
+      socket.write(
+        `POST /v1/render/async HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${A}\r\n` +
+          "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+      );
+      const chunk = "x".repeat(64 * 1024);
+      for (let i = 0; i < 4; i++) socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+    });
+    expect(head).toMatch(/^HTTP\/1\.1 413/);
+    expect(head.toLowerCase()).toContain("connection: close");
+    expect(head).toContain('"code":"InvalidOptions"');
+    await new Promise((r) => setTimeout(r, 200));
+    expect((await api(server.url, "/health")).status).toBe(200);
+  });
+  it("answers 400 with the error body for a malformed escape in the path", async () => {
+    for (const path of ["/v1/render/%E0%A4%A", "/renders/%E0%A4%A.png", "/nope%E0%A4%A"]) {
+      expectError(await api(server.url, path, { key: A }), 400);
+    }
   });
   it("answers 400 OptionNotAvailableOnPlan for a format outside the project's plan", async () => {
     expectError(

@@ -1,10 +1,19 @@
 import { RenderError } from "@renderkit/core";
 import { HttpProblem } from "./errors.js";
 
-/** Reads at most `limit` bytes of the body; a larger body is a 413, before it is all received. */
+/** A 413 that closes the connection: the rest of the body is never read. */
+function tooLarge(limit: number): HttpProblem {
+  return new HttpProblem(413, `The request body is larger than ${limit} bytes`, "InvalidOptions", { connection: "close" });
+}
+
+/**
+ * Reads at most `limit` bytes of the body; a larger body is a 413, before it is all received.
+ * The stream is left alone rather than cancelled: cancelling destroys the request under the
+ * response (and listhen's shutdown hook then crashes the process on the null socket).
+ */
 async function readLimited(request: Request, limit: number): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > limit) throw new HttpProblem(413, `The request body is larger than ${limit} bytes`, "InvalidOptions");
+  if (declared > limit) throw tooLarge(limit);
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -14,8 +23,8 @@ async function readLimited(request: Request, limit: number): Promise<string> {
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw new HttpProblem(413, `The request body is larger than ${limit} bytes`, "InvalidOptions");
+      reader.releaseLock();
+      throw tooLarge(limit);
     }
     chunks.push(value);
   }
