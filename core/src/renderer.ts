@@ -5,7 +5,7 @@ import type { Notifier } from "./contracts/notifier.js";
 import type { Queue, QueueJob } from "./contracts/queue.js";
 import type { ByteRange, Storage, StoredObject } from "./contracts/storage.js";
 import { RenderError, toRenderError } from "./errors.js";
-import type { RenderEvent, RenderResult } from "./events.js";
+import type { RenderResult } from "./events.js";
 import { AddressPolicy } from "./network/address-policy.js";
 import type { RenderOptions } from "./options/catalogue.js";
 import { indexTable, type ParsedOptions, parseOptions } from "./options/parse.js";
@@ -13,6 +13,7 @@ import type { OptionTable } from "./options/spec.js";
 import { checkPageOptions, preparationBudgetMs } from "./page/prepare.js";
 import type { AdblockLists } from "./prepare/adblock/index.js";
 import type { EngineRegistry, FormatterRegistry } from "./registry.js";
+import { RenderEvents, type RenderListener } from "./render-events.js";
 import type { RendererSettings } from "./settings.js";
 import { newRenderId, type RenderOrigin } from "./util/ids.js";
 import { withTimeout } from "./util/timeout.js";
@@ -31,8 +32,6 @@ export interface SubmitOptions {
   origin?: RenderOrigin;
   meta?: Record<string, unknown>;
 }
-
-export type RenderListener = (event: RenderEvent) => void;
 
 export interface RendererParts {
   settings: RendererSettings;
@@ -58,7 +57,7 @@ interface Waiter {
  */
 export class Renderer {
   private readonly waiters = new Map<string, Waiter>();
-  private readonly listeners = new Set<RenderListener>();
+  private readonly events: RenderEvents;
   private readonly optionIndex: Map<string, string>;
   private readonly basePolicy: AddressPolicy;
   private sweeper: NodeJS.Timeout | undefined;
@@ -66,6 +65,7 @@ export class Renderer {
 
   constructor(private readonly parts: RendererParts) {
     this.optionIndex = indexTable(parts.options);
+    this.events = new RenderEvents(parts.notifiers, parts.logger);
     this.basePolicy = new AddressPolicy({ allowPrivate: parts.settings.allowPrivateNetworks, lookup: parts.settings.lookup });
   }
 
@@ -123,8 +123,7 @@ export class Renderer {
 
   /** Subscribes to state changes; returns the unsubscribe function. */
   on(listener: RenderListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.events.on(listener);
   }
 
   /** Queues a render and returns at once (async renders); follow it with `on()`. */
@@ -134,7 +133,7 @@ export class Renderer {
     const renderId = options.renderId ?? newRenderId(options.origin ?? "async");
     const data: RenderJobData = { options: parsed.options, origin: options.origin ?? "async", meta: options.meta };
     await this.parts.queue.add({ id: renderId, data, attempt: 1, enqueuedAt: Date.now() });
-    this.emit({ type: "render.created", renderId, at: Date.now() }, options.meta);
+    await this.events.emit({ type: "render.created", renderId, at: Date.now() }, options.meta);
     return { renderId, ignored: parsed.ignored };
   }
 
@@ -156,25 +155,6 @@ export class Renderer {
     return this.parts.storage.get(key, range);
   }
 
-  private emit(event: RenderEvent, meta?: Record<string, unknown>): void {
-    for (const listener of this.listeners) {
-      try {
-        listener({ ...event, meta });
-      } catch (error) {
-        this.parts.logger.error("a render listener threw", { error: String(error) });
-      }
-    }
-    if (event.type === "render.succeeded" || event.type === "render.failed") {
-      for (const notifier of this.parts.notifiers) {
-        notifier
-          .notify({ ...event, meta })
-          .catch((error: unknown) =>
-            this.parts.logger.error("notifier failed", { notifier: notifier.name, error: String(error) }),
-          );
-      }
-    }
-  }
-
   /** Runs a job through its attempts (the queue's handler). */
   private async run(job: QueueJob<RenderJobData>, signal: AbortSignal): Promise<void> {
     const { settings, logger } = this.parts;
@@ -187,11 +167,11 @@ export class Renderer {
     // Redelivered by a durable queue after the process died mid-attempt (DESIGN §2 "retrying").
     if (job.attempt > 1 && job.attempt <= settings.maxAttempts) {
       const reason = "The process stopped during the previous attempt";
-      this.emit({ type: "render.retrying", renderId: job.id, attempt: job.attempt, reason, at: startTime }, meta);
+      await this.events.emit({ type: "render.retrying", renderId: job.id, attempt: job.attempt, reason, at: startTime }, meta);
     }
     let lastError: RenderError | undefined;
     for (let attempt = job.attempt; attempt <= settings.maxAttempts; attempt++) {
-      this.emit({ type: "render.started", renderId: job.id, attempt, at: Date.now() }, meta);
+      await this.events.emit({ type: "render.started", renderId: job.id, attempt, at: Date.now() }, meta);
       const controller = new AbortController();
       let extra = 0;
       try {
@@ -231,7 +211,7 @@ export class Renderer {
           ...(outcome.path ? { path: outcome.path } : {}),
           ...outcome.extras,
         };
-        this.emit({ type: "render.succeeded", renderId: job.id, result, startTime, endTime }, meta);
+        await this.events.emit({ type: "render.succeeded", renderId: job.id, result, startTime, endTime }, meta);
         this.settle(job.id, result);
         return;
       } catch (error) {
@@ -247,7 +227,7 @@ export class Renderer {
           code: lastError.code,
           reason: lastError.message,
         });
-        this.emit(
+        await this.events.emit(
           { type: "render.retrying", renderId: job.id, attempt: attempt + 1, reason: lastError.message, at: Date.now() },
           meta,
         );
@@ -263,7 +243,7 @@ export class Renderer {
         job.attempt > settings.maxAttempts ? "The render was interrupted by a restart on every attempt" : "The render failed",
       );
     logger.info("render failed", { renderId: job.id, code: failure.code, reason: failure.message });
-    this.emit(
+    await this.events.emit(
       { type: "render.failed", renderId: job.id, code: failure.code, reason: failure.message, startTime, endTime: Date.now() },
       meta,
     );

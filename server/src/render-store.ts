@@ -42,8 +42,11 @@ export class RenderStore {
     this.events.setMaxListeners(0);
   }
 
-  /** Applies a renderer event (subscribe with `renderer.on(e => store.apply(e))`). */
-  apply(event: RenderEvent): void {
+  /**
+   * Applies a renderer event (subscribe with `renderer.on(e => store.apply(e))`); resolves once
+   * the record is on disk, which the renderer waits for (a 201 is only sent for a recorded render).
+   */
+  apply(event: RenderEvent): Promise<void> {
     const projectId = typeof event.meta?.projectId === "string" ? event.meta.projectId : "";
     const now = Date.now();
     const record: RenderRecord = this.records.get(event.renderId) ?? {
@@ -79,11 +82,12 @@ export class RenderStore {
         break;
     }
     this.records.set(record.renderId, record);
-    this.persist(record);
+    const written = this.persist(record);
     if (TERMINAL.has(record.status)) {
       this.events.emit(record.renderId, record);
       this.forgetLater(record.renderId);
     }
+    return written;
   }
 
   /** Ended records stay on disk; memory keeps them only while clients are likely to poll. */
@@ -112,7 +116,8 @@ export class RenderStore {
     return removed;
   }
 
-  private persist(record: RenderRecord): void {
+  /** Writes the record after every earlier write (in order); resolves once this one is done. */
+  private persist(record: RenderRecord): Promise<void> {
     const text = JSON.stringify(record);
     const file = join(this.dir, `${record.renderId}.json`);
     this.writes = this.writes
@@ -124,6 +129,7 @@ export class RenderStore {
       .catch((error: unknown) =>
         this.logger.error("saving a render record failed", { renderId: record.renderId, error: String(error) }),
       );
+    return this.writes;
   }
 
   /** The record of `renderId`, from memory or disk; undefined when unknown or expired. */

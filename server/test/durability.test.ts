@@ -90,11 +90,18 @@ describe("durability", () => {
     child = await serve(configFile, url);
     const end = Date.now() + 90_000;
     const statuses = new Map<string, string>();
+    const seen = new Set<string>();
     while (Date.now() < end && (statuses.size < ids.length || [...statuses.values()].some((s) => s !== "succeeded"))) {
-      for (const id of ids) statuses.set(id, (await api(url, `/v1/render/${id}`, { key: PROJECT_A.secretKey })).body.status);
+      for (const id of ids) {
+        const status = (await api(url, `/v1/render/${id}`, { key: PROJECT_A.secretKey })).body.status;
+        statuses.set(id, status);
+        seen.add(status);
+      }
       await new Promise((r) => setTimeout(r, 300));
     }
     expect([...statuses.values()]).toEqual(ids.map(() => "succeeded"));
+    // Every accepted render was on record from its 201 on: never not-found after the restart.
+    expect(seen.has("not-found")).toBe(false);
     const hooksEnd = Date.now() + 20_000;
     while (Date.now() < hooksEnd && !ids.every((id) => hooks.some((h) => h.renderId === id)))
       await new Promise((r) => setTimeout(r, 100));
