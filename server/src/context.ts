@@ -14,6 +14,10 @@ export interface AppContext {
   logger: Logger;
   /** Public base address without a trailing slash. */
   baseUrl: string;
-  /** Set on SIGTERM: no new renders, `/ready` answers 503. */
-  state: { draining: boolean };
+  /**
+   * `draining` is set on SIGTERM: no new renders, `/ready` answers 503. `stopWaiting` aborts once
+   * the drain bound is over: requests still waiting for a render answer at once (a 307 to wait
+   * again after the restart, or 503), so they do not hold the shutdown.
+   */
+  state: { draining: boolean; stopWaiting: AbortController };
 }

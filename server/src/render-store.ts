@@ -157,7 +157,7 @@ export class RenderStore {
   /** Resolves with the record once the render ended, or with its current state after `timeoutMs`. */
   async wait(renderId: string, timeoutMs: number, signal?: AbortSignal): Promise<RenderRecord | undefined> {
     const current = await this.get(renderId);
-    if (!current || TERMINAL.has(current.status)) return current;
+    if (!current || TERMINAL.has(current.status) || signal?.aborted) return current;
     return new Promise((resolve) => {
       const done = (record?: RenderRecord) => {
         clearTimeout(timer);

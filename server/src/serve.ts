@@ -154,7 +154,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     config,
     logger,
     baseUrl,
-    state: { draining: false },
+    state: { draining: false, stopWaiting: new AbortController() },
   };
   handler = toNodeHandler(createApp(ctx));
   logger.info("renderkit server listening", { url, dataDir: config.dataDir });
@@ -167,6 +167,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       clearInterval(sweeper);
       logger.info("draining", { seconds: config.drainSeconds });
       await renderer.close(config.drainSeconds * 1000);
+      ctx.state.stopWaiting.abort();
       await records.flush();
       await listener.close();
       logger.info("stopped");

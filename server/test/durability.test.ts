@@ -115,7 +115,7 @@ describe("durability", () => {
     await new Promise((r) => child?.once("exit", r));
   }, 180_000);
 
-  it("drains on SIGTERM: the running render finishes, queued ones wait on disk for the next start", async () => {
+  it("drains on SIGTERM: the running render finishes, queued ones wait on disk, waiting clients get a 307 at once", async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
     const configFile = join(dir, "drain.json");
@@ -137,16 +137,21 @@ describe("durability", () => {
       const created = await api(url, "/v1/render/async", { json: { url: `${site.url}/drain-${i}` }, key: PROJECT_A.secretKey });
       ids.push(created.body.renderId);
     }
+    // A sync client waiting (up to the default 95 s) behind the queued renders.
+    const waiting = api(url, "/v1/render/sync", { json: { url: `${site.url}/drain-sync` }, key: PROJECT_A.secretKey });
     await new Promise((r) => setTimeout(r, 500));
     const running = child;
     const exited = new Promise<number | null>((r) => running.once("exit", (code) => r(code)));
+    const stopAt = Date.now();
     running.kill("SIGTERM");
     await new Promise((r) => setTimeout(r, 200));
-    const refused = await fetch(`${url}/ready`)
-      .then((r) => r.status)
-      .catch(() => 0);
-    expect([503, 0]).toContain(refused);
+    expect((await fetch(`${url}/ready`)).status).toBe(503);
+    const answer = await waiting;
+    expect(answer.status).toBe(307);
+    expect(answer.body.redirectUrl).toMatch(new RegExp(`^${url}/v1/render/sync/[0-9a-f-]+_s$`));
     expect(await exited).toBe(0);
+    // Bounded by drainSeconds (20), not by the waiting client's 95 s redirect threshold.
+    expect(Date.now() - stopAt).toBeLessThan(60_000);
     child = await serve(configFile, url);
     const first = await api(url, `/v1/render/${ids[0]}`, { key: PROJECT_A.secretKey });
     expect(first.body.status).toBe("succeeded");

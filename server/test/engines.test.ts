@@ -1,3 +1,4 @@
+import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, PROJECT_A, startTestServer, type TestServer } from "./helpers.js";
 
@@ -14,6 +15,10 @@ afterAll(async () => {
 describe("engines in the server", () => {
   it("renders with the configured default engine, and with the engine a request names", async () => {
     expect((await api(server.url, "/v1/render/sync", { json: { html: "<p>default</p>" }, key: A })).status).toBe(200);
+    // Render links use the configured default too.
+    const query = `html=${encodeURIComponent("<p>link</p>")}`;
+    const token = createHmac("sha256", A).update(query).digest("hex");
+    expect((await api(server.url, `/v1/${PROJECT_A.publishableKey}/${token}/png?${query}`)).status).toBe(200);
     let ready = await api(server.url, "/ready");
     expect(ready.body.engines.puppeteer.launches).toBe(1);
     expect(ready.body.engines.playwright.launches).toBe(0);

@@ -48,14 +48,17 @@ export function linkRoutes(app: H3, ctx: AppContext): void {
     delete input.response_type;
     delete input.responseType;
     input.format = format;
+    if (ctx.config.engine && input.engine === undefined) input.engine = ctx.config.engine;
     const parsed = ctx.renderer.parse(input);
     checkPlan(project, parsed.options.format);
     await checkAddress(ctx, parsed.options.url);
     const { renderId, ignored } = await ctx.renderer.submit(input, { origin: "link", meta: { projectId: project.id } });
     if (ignored.length > 0) answerHeaders(event)["x-ignored-options"] = ignored.join(", ");
-    const record = await ctx.store.wait(renderId, parsed.options.timeout + parsed.options.delay + 120_000);
+    const stopping = ctx.state.stopWaiting.signal;
+    const record = await ctx.store.wait(renderId, parsed.options.timeout + parsed.options.delay + 120_000, stopping);
     if (record?.status !== "succeeded" || !record.result) {
       if (record?.status === "failed") return failureResponse(event, record);
+      if (stopping.aborted) throw new RenderError("ServiceUnavailable", "The server is shutting down; retry shortly");
       throw new RenderError("TimedOutError", "The render did not finish in time");
     }
     const stored = await ctx.renderer.read(record.result.key);

@@ -27,7 +27,7 @@ async function submit(event: H3Event, ctx: AppContext, project: Project, input: 
 
 /** Waits up to `seconds` for the render; 200 with the result, the failure, or a 307 to wait again. */
 async function waitAndAnswer(event: H3Event, ctx: AppContext, renderId: string, seconds: number): Promise<Response> {
-  const record = await ctx.store.wait(renderId, seconds * 1000);
+  const record = await ctx.store.wait(renderId, seconds * 1000, ctx.state.stopWaiting.signal);
   return syncAnswer(event, ctx, renderId, record);
 }
 
