@@ -88,11 +88,37 @@ export function openApiDocument(options: OptionTable, formats: readonly string[]
     },
   };
   const errors = Object.fromEntries(
-    ["400", "401", "429", "500", "503"].map((s) => [
+    ["400", "401", "404", "429", "500", "503"].map((s) => [
       s,
       { description: "Error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
     ]),
   );
+  const renderIdParam = { name: "renderId", in: "path", required: true, schema: { type: "string" } };
+  const syncAnswers = {
+    "200": {
+      description: "Rendered",
+      content: { "application/json": { schema: { $ref: "#/components/schemas/RenderResult" } } },
+    },
+    "307": { description: "Still rendering after redirect_after seconds; follow Location (GET or POST)" },
+    ...errors,
+  };
+  const syncOp = {
+    summary: "Render and wait (307 to /v1/render/sync/{renderId} after redirect_after seconds)",
+    requestBody: body,
+    responses: syncAnswers,
+  };
+  const resumeOp = { summary: "Go on waiting for a sync render", parameters: [renderIdParam], responses: syncAnswers };
+  const asyncOp = { summary: "Queue a render", requestBody: body, responses: { "201": { description: "Created" }, ...errors } };
+  const linkOp = {
+    summary: "Render link: the render's bytes; token = hex HMAC-SHA256 (or SHA-1) of the raw query string",
+    security: [],
+    parameters: [
+      { name: "publishableKey", in: "path", required: true, schema: { type: "string" } },
+      { name: "token", in: "path", required: true, schema: { type: "string", pattern: "^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$" } },
+      { name: "format", in: "path", required: true, schema: { type: "string", enum: [...formats] } },
+    ],
+    responses: { "200": { description: "The render's bytes" }, ...errors },
+  };
   return {
     openapi: "3.1.0",
     info: { title: "renderkit render API", version: "1.0.0" },
@@ -103,28 +129,36 @@ export function openApiDocument(options: OptionTable, formats: readonly string[]
       schemas: { RenderRequest: request, RenderResult: RESULT, Error: ERROR },
     },
     paths: {
-      "/v1/render/sync": {
-        post: {
-          summary: "Render and wait (307 to /v1/render/sync/{renderId} after redirect_after seconds)",
-          requestBody: body,
-          responses: {
-            "200": {
-              description: "Rendered",
-              content: { "application/json": { schema: { $ref: "#/components/schemas/RenderResult" } } },
-            },
-            "307": { description: "Still rendering; follow Location" },
-            ...errors,
-          },
-        },
+      "/v1/render/sync": { post: syncOp },
+      "/v1/screenshot": { post: { ...syncOp, summary: "Alias of POST /v1/render/sync" } },
+      "/v1/render/sync/{renderId}": {
+        get: resumeOp,
+        post: resumeOp,
       },
-      "/v1/render/async": {
-        post: { summary: "Queue a render", requestBody: body, responses: { "201": { description: "Created" }, ...errors } },
-      },
+      "/v1/render/async": { post: asyncOp },
+      "/v1/render": { post: { ...asyncOp, summary: "Alias of POST /v1/render/async" } },
+      "/v1/screenshot/async": { post: { ...asyncOp, summary: "Alias of POST /v1/render/async" } },
       "/v1/render/{renderId}": {
         get: {
           summary: "Status of a render",
-          parameters: [{ name: "renderId", in: "path", required: true, schema: { type: "string" } }],
+          parameters: [renderIdParam],
           responses: { "200": { description: "Status record" }, "404": { description: "not-found" }, "401": errors["401"] },
+        },
+      },
+      "/v1/{publishableKey}/{token}/{format}": {
+        get: linkOp,
+        head: linkOp,
+      },
+      "/renders/{file}": {
+        get: {
+          summary: "A stored render (Range requests supported); 404 once expired",
+          security: [],
+          parameters: [{ name: "file", in: "path", required: true, schema: { type: "string" } }],
+          responses: {
+            "200": { description: "The render's bytes" },
+            "206": { description: "A byte range" },
+            "404": errors["404"],
+          },
         },
       },
     },

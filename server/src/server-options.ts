@@ -1,5 +1,25 @@
-import { AddressPolicy, camelize, RenderError } from "@renderkit/core";
+import { AddressPolicy, camelize, coerceOption, num, RenderError, str } from "@renderkit/core";
 import type { AppContext } from "./context.js";
+import type { ServerConfig } from "./types.js";
+
+/**
+ * The options the server handles itself, with the operator's bounds: they validate requests
+ * (`takeServerOptions`) and describe them in the OpenAPI document.
+ */
+export function serverOptionTable(config: Pick<ServerConfig, "redirectAfter" | "maxRedirectAfter">) {
+  return {
+    webhookUrl: str(
+      "Address that receives a signed POST (render.succeeded or render.failed) when an async render ends; public addresses only.",
+      { maxLength: 2048 },
+    ),
+    redirectAfter: num("Seconds a sync request waits before answering 307 with the address to wait at.", {
+      min: 1,
+      max: config.maxRedirectAfter,
+      integer: true,
+      default: config.redirectAfter,
+    }),
+  };
+}
 
 /** Options the server handles itself; they are taken out before the renderer parses the rest. */
 export interface ServerOptions {
@@ -26,17 +46,15 @@ export async function takeServerOptions(
     else if (name === "redirectAfter") redirect = value;
     else render[key] = value;
   }
+  const specs = serverOptionTable(ctx.config);
   const server: ServerOptions = { redirectAfter: ctx.config.redirectAfter };
   if (redirect !== undefined && redirect !== "") {
-    const n = typeof redirect === "number" ? redirect : Number(redirect);
-    if (!Number.isInteger(n) || n < 1 || n > ctx.config.maxRedirectAfter) {
-      throw invalid("redirect_after", `must be a whole number of seconds from 1 to ${ctx.config.maxRedirectAfter}`);
-    }
-    server.redirectAfter = n;
+    if (typeof redirect === "boolean") throw invalid("redirect_after", "must be a whole number of seconds");
+    server.redirectAfter = coerceOption("redirect_after", specs.redirectAfter, redirect) as number;
   }
   if (webhook !== undefined && webhook !== "") {
-    if (typeof webhook !== "string" || webhook.length > 2048)
-      throw invalid("webhook_url", "must be an address of at most 2048 characters");
+    if (typeof webhook !== "string") throw invalid("webhook_url", "must be an address");
+    coerceOption("webhook_url", specs.webhookUrl, webhook);
     let url: URL;
     try {
       url = new URL(webhook);

@@ -158,7 +158,7 @@ describe("loadConfig validation names the key path", () => {
     ],
     ["projects not a list", { projects: {} }, "projects must be a list of projects"],
     ["concurrency zero", { concurrency: 0 }, "concurrency must be a positive integer"],
-    ["maxQueued negative", { maxQueued: -1 }, "maxQueued must be an integer from 0 to 1000000"],
+    ["maxQueued zero", { maxQueued: 0 }, "maxQueued must be a positive integer (at most 1000000)"],
     ["maxBodyBytes tiny", { maxBodyBytes: 10 }, "maxBodyBytes must be an integer from 1024 to"],
     ["redirectAfter fractional", { redirectAfter: 1.5 }, "redirectAfter must be a positive integer"],
     ["maxRedirectAfter huge", { maxRedirectAfter: 100000 }, "maxRedirectAfter must be a positive integer (at most 3600)"],

@@ -78,6 +78,10 @@ describe("bad requests", () => {
     ["a width out of bounds", { url: "http://example.com", width: 99999 }, "InvalidOptions"],
     ["an unknown format", { url: "http://example.com", format: "bmp" }, "InvalidOptions"],
     ["redirect_after out of bounds", { url: "http://example.com", redirect_after: 0 }, "InvalidOptions"],
+    ["redirect_after as a boolean", { url: "http://example.com", redirect_after: true }, "InvalidOptions"],
+    ["redirect_after in hexadecimal", { url: "http://example.com", redirect_after: "0x5" }, "InvalidOptions"],
+    ["a fractional redirect_after", { url: "http://example.com", redirect_after: 2.5 }, "InvalidOptions"],
+    ["a width in exponent notation", { url: "http://example.com", width: "1e3" }, "InvalidOptions"],
     ["a private webhook_url", { url: "http://example.com", webhook_url: "http://169.254.169.254/" }, "InvalidOptions"],
   ];
   for (const [what, body, code] of cases) {
@@ -148,12 +152,19 @@ describe("routes", () => {
   });
   it("serves /health, /ready and the OpenAPI document", async () => {
     expect((await api(server.url, "/health")).status).toBe(200);
+    expect((await api(server.url, "/health", { method: "HEAD" })).status).toBe(200);
     expect((await api(server.url, "/ready")).body.status).toBe("ready");
     const doc = await api(server.url, "/v1/openapi.json");
     expect(doc.body.openapi).toBe("3.1.0");
     const props = doc.body.components.schemas.RenderRequest.properties;
     expect(props.width).toMatchObject({ type: "integer", minimum: 100, maximum: 4000, default: 1280 });
     expect(props.full_page).toMatchObject({ type: "boolean", default: false });
+    // The server's own options, with this server's bounds (maxRedirectAfter 95 by default).
+    expect(props.redirect_after).toMatchObject({ type: "integer", minimum: 1, maximum: 95, default: 95 });
+    expect(props.webhook_url.description).not.toContain("not yet used");
+    for (const path of ["/v1/render/sync/{renderId}", "/v1/render", "/v1/screenshot", "/v1/{publishableKey}/{token}/{format}"]) {
+      expect(doc.body.paths[path], path).toBeDefined();
+    }
   });
   it("answers 404 at an unknown render address", async () => {
     expectError(await api(server.url, "/renders/00000000-0000-4000-8000-000000000000.png"), 404);
@@ -168,6 +179,13 @@ describe("rate limits", () => {
     expect(first.headers.get("x-ratelimit-limit")).toBe("2");
     expect(first.headers.get("x-ratelimit-remaining")).toBe("1");
     expect(Number(first.headers.get("x-ratelimit-reset"))).toBeGreaterThan(0);
+    // Status lookups report the limit without using it up.
+    for (let i = 0; i < 3; i++) {
+      const status = await api(server.url, `/v1/render/${first.body.renderId}`, { key });
+      expect(status.status).toBe(200);
+      expect(status.headers.get("x-ratelimit-limit")).toBe("2");
+      expect(status.headers.get("x-ratelimit-remaining")).toBe("1");
+    }
     expect((await api(server.url, "/v1/render/async", { json: { html: "<p>2</p>" }, key })).status).toBe(201);
     const third = await api(server.url, "/v1/render/async", { json: { html: "<p>3</p>" }, key });
     expectError(third, 429, "RateLimitExceededError");

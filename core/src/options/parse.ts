@@ -65,9 +65,13 @@ function coerceBoolean(name: string, raw: unknown): boolean {
   throw invalid(name, "must be a boolean (true, false, 1 or 0)");
 }
 
+const DECIMAL = /^-?(\d+(\.\d*)?|\.\d+)$/;
+
 function coerceNumber(name: string, spec: Extract<OptionSpec, { type: "number" }>, raw: unknown): number {
   const value = single(name, raw);
-  const n = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
+  // Decimal text only: Number() would also take "0x5", "1e3", "Infinity" and whitespace.
+  const n =
+    typeof value === "number" ? value : typeof value === "string" && DECIMAL.test(value.trim()) ? Number(value) : Number.NaN;
   if (!Number.isFinite(n)) throw invalid(name, "must be a number");
   if (spec.integer && !Number.isInteger(n)) throw invalid(name, "must be a whole number");
   if (n < spec.min || n > spec.max) throw invalid(name, `must be between ${spec.min} and ${spec.max}`);
@@ -84,7 +88,8 @@ function coerceString(name: string, maxLength: number, raw: unknown): string {
   return value;
 }
 
-function coerce(name: string, spec: OptionSpec, raw: unknown): unknown {
+/** Checks and converts one value against its spec (form strings included); throws `InvalidOptions` naming `name`. */
+export function coerceOption(name: string, spec: OptionSpec, raw: unknown): unknown {
   switch (spec.type) {
     case "boolean":
       return coerceBoolean(name, raw);
@@ -160,7 +165,7 @@ export function parseOptions(input: Record<string, unknown>, ctx: ParseContext, 
     if (name === "url" || name === "html" || name === "format") {
       out[name] = single(name, raw);
     } else {
-      const value = coerce(name, spec, raw);
+      const value = coerceOption(name, spec, raw);
       const previous = seenAs.get(name);
       if (previous !== undefined && JSON.stringify(out[name]) !== JSON.stringify(value)) {
         throw invalid(name, `was given twice with different values (${previous}, ${sent})`);

@@ -69,6 +69,20 @@ export class RateLimits {
     return { allowed, limit: requests, remaining: allowed ? Math.max(0, verdict.remainingPoints) : 0, resetSeconds };
   }
 
+  /**
+   * Where `project` stands without counting a request (status lookups carry the headers too).
+   * `allowed` is always true: only a counted request is refused.
+   */
+  async peek(project: Project): Promise<RateLimitResult> {
+    const { requests, perSeconds } = project.rateLimit;
+    const state = await this.limiter(requests, perSeconds)
+      .get(project.id)
+      .catch(() => null);
+    const used = state?.consumedPoints ?? 0;
+    const resetSeconds = state ? Math.max(0, Math.ceil(state.msBeforeNext / 1000)) : 0;
+    return { allowed: true, limit: requests, remaining: Math.max(0, requests - used), resetSeconds };
+  }
+
   /** `X-RateLimit-Limit`, `-Remaining`, `-Reset` (seconds), and `Retry-After` when refused. */
   headers(result: RateLimitResult): Record<string, string> {
     const headers: Record<string, string> = {

@@ -23,9 +23,16 @@ export function answerHeaders(event: H3Event): Record<string, string> {
   return event.context.answerHeaders as Record<string, string>;
 }
 
-/** Authenticates the request; refuses new work while draining. */
+/** Authenticates the request. */
 export function projectOf(event: H3Event, ctx: AppContext): Project {
   return authenticate(event.req.headers.get("authorization"), ctx.projects);
+}
+
+/** Authenticates a request that is not counted (status lookups) and reports the project's limit. */
+export async function lookupProject(event: H3Event, ctx: AppContext): Promise<Project> {
+  const project = projectOf(event, ctx);
+  Object.assign(answerHeaders(event), ctx.limits.headers(await ctx.limits.peek(project)));
+  return project;
 }
 
 /** Authenticates and counts the request against the project's rate limit (render endpoints). */

@@ -2,7 +2,7 @@ import { newRenderId, type RenderOrigin } from "@renderkit/core";
 import type { H3, H3Event } from "h3";
 import type { AppContext } from "../context.js";
 import { readOptions } from "../http/body.js";
-import { answerHeaders, checkPlan, guardRender, json, projectOf } from "../http/respond.js";
+import { answerHeaders, checkPlan, guardRender, json, lookupProject, projectOf } from "../http/respond.js";
 import type { RenderRecord } from "../render-store.js";
 import { checkAddress, takeServerOptions } from "../server-options.js";
 import type { Project } from "../types.js";
@@ -54,18 +54,18 @@ export function renderRoutes(app: H3, ctx: AppContext): void {
     return json(event, 201, { status: "created", renderId, statusUrl }, answerHeaders(event));
   };
   const resume = async (event: H3Event) => {
-    const project = projectOf(event, ctx);
+    const project = await lookupProject(event, ctx);
     const renderId = event.context.params?.renderId ?? "";
     const record = await ctx.store.get(renderId);
     if (!record || record.projectId !== project.id) return notFound(event, ctx, renderId);
     return waitAndAnswer(event, ctx, renderId, record.redirectAfter ?? ctx.config.redirectAfter);
   };
   const status = async (event: H3Event) => {
-    const project = projectOf(event, ctx);
+    const project = await lookupProject(event, ctx);
     const renderId = decodeURIComponent(event.context.params?.renderId ?? "");
     const record = await ctx.store.get(renderId);
     if (!record || record.projectId !== project.id) return notFound(event, ctx, renderId);
-    return json(event, 200, statusBody(record, ctx.baseUrl));
+    return json(event, 200, statusBody(record, ctx.baseUrl), answerHeaders(event));
   };
   const noId = (event: H3Event) => {
     projectOf(event, ctx);
