@@ -49,13 +49,30 @@ describe("POST /v1/render/sync", () => {
 
   it("accepts form bodies and camelCase, with repeated keys as lists", async () => {
     const answer = await api(server.url, "/v1/render/sync", {
-      form: { url: `${site.url}/form`, format: "jpeg", fullPage: "true", width: "320", height: "200", click: ["#a", "#b"] },
+      form: { url: `${site.url}/form`, format: "jpeg", fullPage: "true", width: "320", height: "200" },
       key: A,
     });
     expect(answer.status).toBe(200);
     const { response, bytes } = await fetchRender(answer.body.renderUrl);
     expect(response.headers.get("content-type")).toBe("image/jpeg");
     expect((await sharp(bytes).metadata()).width).toBe(320);
+
+    // click=#a&click=#b: both buttons are clicked, each paints its half of the page.
+    const html = `<body style="margin:0"><div id="l" style="position:fixed;left:0;top:0;width:50%;height:100%"></div>
+      <div id="r" style="position:fixed;right:0;top:0;width:50%;height:100%"></div>
+      <button id="a" style="position:relative;z-index:1" onclick="l.style.background='rgb(255,0,0)'">a</button>
+      <button id="b" style="position:relative;z-index:1" onclick="r.style.background='rgb(0,255,0)'">b</button></body>`;
+    const clicked = await api(server.url, "/v1/render/sync", {
+      form: { html, width: "200", height: "100", click: ["#a", "#b"] },
+      key: A,
+    });
+    expect(clicked.status).toBe(200);
+    const { data } = await sharp((await fetchRender(clicked.body.renderUrl)).bytes)
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const at = (x: number, y: number) => [...data.subarray((y * 200 + x) * 3, (y * 200 + x) * 3 + 3)];
+    expect(at(20, 80)).toEqual([255, 0, 0]);
+    expect(at(180, 80)).toEqual([0, 255, 0]);
   });
 
   it("reports unknown options in X-Ignored-Options", async () => {
