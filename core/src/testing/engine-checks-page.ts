@@ -51,6 +51,18 @@ export function pageChecks(h: EngineHarness): void {
     });
   });
 
+  h.check("click with all skips hidden matches without waiting on them and counts only real clicks", async () => {
+    const visible = `<button class="c" onclick="window.clicks = (window.clicks || 0) + 1">c</button>`;
+    const hidden = `<button class="c" style="display:none" onclick="window.clicks = 100">h</button>`;
+    await h.withPage(html(visible + hidden.repeat(4) + visible), {}, async (s) => {
+      const begin = Date.now();
+      expect(await s.click(".c", { all: true, timeoutMs: 3_000 })).toBe(2);
+      // Waiting out the timeout once per hidden match would take 12 s.
+      expect(Date.now() - begin).toBeLessThan(6_000);
+      expect(await s.evaluate("() => window.clicks")).toBe(2);
+    });
+  });
+
   h.check("addStyle applies CSS to the page", async () => {
     await h.withPage(html("<p>x</p>"), {}, async (s) => {
       await s.addStyle("body { background-color: rgb(0, 128, 0) } p { display: none }");

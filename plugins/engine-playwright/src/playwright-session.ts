@@ -66,9 +66,19 @@ export class PlaywrightSession extends ChromiumSessionBase implements PageSessio
           await locator.first().click({ timeout: options.timeoutMs });
           return 1;
         }
-        const all = await locator.all();
-        for (const item of all) await item.click({ timeout: options.timeoutMs }).catch(() => undefined);
-        return all.length;
+        // Every visible match, each waited on until it can be clicked; hidden ones are skipped.
+        const all = await locator.filter({ visible: true }).all();
+        let clicked = 0;
+        for (const item of all) {
+          if (
+            await item.click({ timeout: options.timeoutMs }).then(
+              () => true,
+              () => false,
+            )
+          )
+            clicked++;
+        }
+        return clicked;
       },
       0,
     );

@@ -105,10 +105,18 @@ export class PuppeteerSession extends ChromiumSessionBase implements PageSession
             await withTimeout((matches[0] as ElementHandle).click(), options.timeoutMs);
             return 1;
           }
+          // A hidden match fails at once ("not visible"); only real clicks are counted.
+          let clicked = 0;
           for (const handle of matches) {
-            await withTimeout(handle.click(), options.timeoutMs).catch(() => undefined);
+            if (
+              await withTimeout(handle.click(), options.timeoutMs).then(
+                () => true,
+                () => false,
+              )
+            )
+              clicked++;
           }
-          return matches.length;
+          return clicked;
         } finally {
           await Promise.all(matches.map((m) => m.dispose().catch(() => undefined)));
         }

@@ -12,6 +12,8 @@ interface DomToSvg {
 interface Request {
   area: { x: number; y: number; width: number; height: number };
   transparent: boolean;
+  /** Fetch images and fonts into data: URLs (needs page callbacks: not with `disable_js`). */
+  inline: boolean;
 }
 
 /**
@@ -35,7 +37,7 @@ async function snapshotInPage(lib: DomToSvg, request: Request): Promise<{ svg: s
   // inlineResources logs its own failures to the page console and goes on; count what is left.
   let notInlined = 0;
   try {
-    await lib.inlineResources(root);
+    if (request.inline) await lib.inlineResources(root);
   } catch {
     notInlined++;
   }
@@ -82,6 +84,11 @@ async function snapshotInPage(lib: DomToSvg, request: Request): Promise<{ svg: s
 
 export interface DomMethodOptions {
   transparent: boolean;
+  /**
+   * False when page scripts are off (`disable_js`): inlining waits on image and reader callbacks,
+   * which never run then, so images stay links to their addresses.
+   */
+  inline: boolean;
   signal: AbortSignal;
   /** Told how many images could not be inlined (the SVG then links to them). */
   onNotInlined(count: number): void;
@@ -97,6 +104,7 @@ export async function svgFromDom(session: PageSession, area: CaptureArea, option
   const request: Request = {
     area: { x: area.x, y: area.y, width: area.width, height: area.height },
     transparent: options.transparent,
+    inline: options.inline,
   };
   let result: { svg: string; notInlined: number };
   try {

@@ -54,6 +54,7 @@ export class SvgFormatter implements Formatter {
       method === "dom"
         ? await svgFromDom(session, area, {
             transparent: options.transparent,
+            inline: !options.disableJs,
             signal,
             // Only the count: resource addresses are the page's data and stay out of logs.
             onNotInlined: (count) => logger.warn("svg: some images could not be inlined", { renderId, count }),

@@ -169,6 +169,15 @@ describe("svg format", () => {
     expect(await differingShare(bytes, png.bytes)).toBeLessThan(DOM_BOUND);
   });
 
+  it("svg_method dom with disable_js: real <text>, images left as links instead of waiting on callbacks", async () => {
+    const { result, bytes } = await render({ format: "svg", svg_method: "dom", disable_js: true });
+    expect(result).toMatchObject({ method: "dom", width: 1280, height: 800 });
+    const nodes = parseSvg(bytes.toString("utf8"));
+    expect(nodes.some((n) => n.name === "text" && n.text.includes("Quarterly report"))).toBe(true);
+    const image = nodes.find((n) => n.name === "image");
+    expect(image?.attributes["xlink:href"] ?? image?.attributes.href).toBe(`${server.url}/logo.png`);
+  }, 30_000);
+
   it("svg_method dom honours selector", async () => {
     const { result, bytes } = await render({ format: "svg", svg_method: "dom", selector: "#target" });
     expect(result).toMatchObject({ method: "dom", width: TARGET.width, height: TARGET.height });

@@ -68,15 +68,16 @@ describe("mp4 and webm from a real page", () => {
     // Chromium paints the animation at ~60/s: every output frame should be a new paint, and the
     // video must show each distinct paint it reports (no padding with duplicates).
     const capturedFrames = result.capturedFrames as number;
-    const frameRate = result.frameRate as number;
-    expect(frameRate).toBeCloseTo(capturedFrames / 3, 1);
     // How many paints Chromium delivers depends on the machine's load (about 60/s idle here,
-    // under 10/s with both cores saturated): `npm run bench -- video` measures it. The test holds
-    // what must be true at any rate: the video keeps every paint and pads nothing else.
-    expect(capturedFrames).toBeGreaterThan(1);
+    // under 10/s with both cores saturated): `npm run bench -- video` measures it. This file runs
+    // alone (scripts/test.sh), so the video must beat the ~10 frames per second of peers'
+    // screencasts: more than 30 distinct frames in 3 s. At any rate it keeps every paint it
+    // reports and pads nothing else.
     const distinct = await distinctFrames(path);
+    expect(distinct).toBeGreaterThan(30);
     expect(distinct).toBeGreaterThanOrEqual(Math.floor(capturedFrames * 0.9));
     expect(distinct).toBeLessThanOrEqual(capturedFrames + 1);
+    expect(result.frameRate).toBeGreaterThan(10);
   });
 
   it("webm: VP9 by default and VP8 on request, with the same frame count and duration", async () => {

@@ -3,8 +3,8 @@ import type { RenderEvent } from "@renderkit/core";
 /** The two events that end a render and produce a webhook (spec "Events"). */
 export type FinalRenderEvent = Extract<RenderEvent, { type: "render.succeeded" | "render.failed" }>;
 
-/** Result fields beyond the spec's five, sent when the render has them (DESIGN §3 side renders). */
-const OPTIONAL_RESULT_FIELDS = ["htmlUrl", "markdownUrl", "metadataUrl", "metadata"] as const;
+/** Result fields that are the library's own (storage key, local path...), never sent. */
+const INTERNAL_RESULT_FIELDS = new Set(["renderId", "key", "path", "contentType", "format"]);
 
 /** True for `render.succeeded` and `render.failed`. */
 export function isFinalEvent(event: RenderEvent): event is FinalRenderEvent {
@@ -17,18 +17,20 @@ function iso(ms: number): string {
 }
 
 /**
- * The webhook body, compact JSON with the spec's keys in the spec's order. Internal fields of
- * the result (storage key, local path, formatter extras) and the submitter's `meta` are never sent.
+ * The webhook body, compact JSON with the spec's keys in the spec's order. The result carries the
+ * spec's five fields first, then what the status record shows too: side renders (`htmlUrl`,
+ * `metadata`...) and the format's fields (`width`, `truncated`, `blank`, `frameRate`...). The
+ * result's internal fields (storage key, local path) and the submitter's `meta` are never sent.
  */
 export function webhookBody(event: FinalRenderEvent): string {
   const meta = { startTime: iso(event.startTime), endTime: iso(event.endTime) };
   if (event.type === "render.failed") {
     return JSON.stringify({ event: event.type, renderId: event.renderId, error: { message: event.reason }, meta });
   }
-  const { renderUrl, size, renderTime, queueTime, bandwidth } = event.result;
+  const { renderUrl, size, renderTime, queueTime, bandwidth, ...rest } = event.result;
   const result: Record<string, unknown> = { renderUrl, size, renderTime, queueTime, bandwidth };
-  for (const field of OPTIONAL_RESULT_FIELDS) {
-    if (event.result[field] !== undefined) result[field] = event.result[field];
+  for (const [field, value] of Object.entries(rest)) {
+    if (!INTERNAL_RESULT_FIELDS.has(field) && value !== undefined) result[field] = value;
   }
   return JSON.stringify({ event: event.type, renderId: event.renderId, result, meta });
 }

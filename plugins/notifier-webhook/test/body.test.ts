@@ -12,7 +12,7 @@ describe("webhookBody", () => {
     );
     expect(body).toBe(
       '{"event":"render.succeeded","renderId":"r-1","result":{"renderUrl":"https://renders.example.com/renders/r-1.png",' +
-        '"size":12345,"renderTime":812,"queueTime":4,"bandwidth":98765},' +
+        '"size":12345,"renderTime":812,"queueTime":4,"bandwidth":98765,"truncated":true},' +
         '"meta":{"startTime":"2025-01-02T03:04:05.678Z","endTime":"2025-01-02T03:04:06.912Z"}}',
     );
     const parsed = JSON.parse(body);
@@ -22,8 +22,15 @@ describe("webhookBody", () => {
     expect(parsed.meta.endTime).toMatch(ISO_MS);
   });
 
-  it("render.succeeded carries side-render fields when the result has them", () => {
-    const extra = { htmlUrl: "https://h", markdownUrl: "https://m", metadataUrl: "https://d", metadata: { title: "T" } };
+  it("render.succeeded carries side-render and format fields when the result has them", () => {
+    const extra = {
+      htmlUrl: "https://h",
+      markdownUrl: "https://m",
+      metadataUrl: "https://d",
+      metadata: { title: "T" },
+      blank: true,
+      frameRate: 29.7,
+    };
     const parsed = JSON.parse(webhookBody(succeeded("r-2", undefined, extra) as FinalRenderEvent));
     expect(Object.keys(parsed.result)).toEqual([
       "renderUrl",
@@ -35,8 +42,12 @@ describe("webhookBody", () => {
       "markdownUrl",
       "metadataUrl",
       "metadata",
+      "blank",
+      "frameRate",
     ]);
     expect(parsed.result.metadata).toEqual({ title: "T" });
+    expect(parsed.result).not.toHaveProperty("key");
+    expect(parsed.result).not.toHaveProperty("path");
   });
 
   it("render.failed: error.message is the reason; the error code is not part of the spec body", () => {
