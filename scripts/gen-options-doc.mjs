@@ -44,6 +44,8 @@ function bounds(spec) {
       return `at most ${count(spec.maxItems)} items of ${count(spec.maxLength)} characters`;
     case "enum":
       return spec.values.map(code).join(", ");
+    case "length":
+      return "0 to 10,000 px (`px`, `in`, `cm`, `mm`)";
     default:
       return "—";
   }

@@ -78,6 +78,13 @@ export async function runAttempt(plan: AttemptPlan, deps: AttemptDeps, signal: A
   let body: Awaited<ReturnType<Formatter["render"]>>;
   let bandwidth: number;
   let side: Record<string, unknown> = {};
+  // A stalled step (a page script that never settles, a printer stuck behind a busy page) takes no
+  // signal: closing the page when the attempt is aborted makes it fail, so `finally` runs.
+  const closeOnAbort = () =>
+    void withTimeout(session.close(), 5_000).catch((error: unknown) =>
+      deps.logger.warn("closing a stalled page failed", { renderId: plan.renderId, error: String(error) }),
+    );
+  signal.addEventListener("abort", closeOnAbort, { once: true });
   try {
     await preparePage(session, options, signal, {
       format: format.format,
@@ -92,6 +99,7 @@ export async function runAttempt(plan: AttemptPlan, deps: AttemptDeps, signal: A
     bandwidth = session.bytesReceived();
     t3 = performance.now();
   } finally {
+    signal.removeEventListener("abort", closeOnAbort);
     await withTimeout(session.close(), 5_000).catch((error: unknown) =>
       deps.logger.warn("closing a page failed", { renderId: plan.renderId, error: String(error) }),
     );

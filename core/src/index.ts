@@ -53,7 +53,7 @@ export { isPublicAddress } from "./network/ip-ranges.js";
 export { checkProxyAnswer, proxyFailure } from "./network/proxy-failure.js";
 export { CORE_OPTIONS, PAPER_SIZES, type PaperSize, type RenderOptions } from "./options/catalogue.js";
 export { BLOCK_KINDS, MAX_HEIGHT, PAGE_OPTIONS } from "./options/catalogue-page.js";
-export { camelize, coerceOption, type ParsedOptions, parseOptions, snakeName } from "./options/parse.js";
+export { camelize, coerceOption, lengthToPx, type ParsedOptions, parseOptions, snakeName } from "./options/parse.js";
 export * from "./options/spec.js";
 export {
   type Capture,

@@ -16,7 +16,7 @@ import type { EngineRegistry, FormatterRegistry } from "./registry.js";
 import { RenderEvents, type RenderListener } from "./render-events.js";
 import type { RendererSettings } from "./settings.js";
 import { newRenderId, type RenderOrigin } from "./util/ids.js";
-import { withTimeout } from "./util/timeout.js";
+import { raceSignal, withTimeout } from "./util/timeout.js";
 
 /** What the queue carries for one render (JSON only). */
 export interface RenderJobData {
@@ -196,7 +196,8 @@ export class Renderer {
         checkCapabilities(engine, spec);
         const side = this.parts.formatters.formats.includes("md") ? { md: this.parts.formatters.get("md") } : {};
         const plan = { renderId: job.id, options, engine, formatter, format: spec, policy: this.basePolicy.fork(), side };
-        const outcome = await runAttempt(plan, this.parts, controller.signal);
+        // The attempt closes its page on abort; the race lets the render move on even if that hangs.
+        const outcome = await raceSignal(runAttempt(plan, this.parts, controller.signal), controller.signal);
         const endTime = Date.now();
         const result: RenderResult = {
           renderId: job.id,

@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest";
 import { BLOCKS, COLOUR, centre } from "../fixtures/pages.js";
 import { expectRenderError } from "../helpers/errors.js";
 import { decodeRender, expectColour } from "../helpers/image.js";
-import { forEachEngine, useE2E } from "../helpers/setup.js";
+import { forEachEngine, onOneEngine, useE2E } from "../helpers/setup.js";
 
 forEachEngine((engine) => {
   const e2e = useE2E({ engine });
+  const once = onOneEngine(engine);
   /** Small viewport: these tests look at one pixel, not at the image size. */
   const SMALL = { width: 400, height: 300 };
   const MID = { x: 200, y: 150 };
@@ -111,6 +112,38 @@ document.body.style.background = "rgb(0, 255, 0)";`;
     it("tz sets the page's time zone (default UTC)", async () => {
       await middle("/probe?what=tz&want=Asia/Tokyo", { tz: "Asia/Tokyo" }, COLOUR.green);
       await middle("/probe?what=tz&want=UTC", {}, COLOUR.green);
+    });
+
+    once("user_agent presets mobile and desktop send a Chrome user agent of that kind", async () => {
+      await e2e.render("/echo", { ...SMALL, user_agent: "mobile" });
+      expect(lastRequest("/echo").headers["user-agent"]).toMatch(/^Mozilla\/5\.0 \(Linux; Android.*Chrome\/.* Mobile Safari/);
+      await e2e.render("/echo", { ...SMALL, user_agent: "desktop" });
+      expect(lastRequest("/echo").headers["user-agent"]).toMatch(/^Mozilla\/5\.0 \(Windows NT.*Chrome\/[\d.]+ Safari/);
+    });
+
+    once("bad free-text options are refused when the request is parsed, before anything is queued", () => {
+      const cases: [Record<string, unknown>, string][] = [
+        [{ tz: "Mars/Base" }, "tz"],
+        [{ accept_lang: "!!" }, "accept_lang"],
+        [{ headers: "nocolon" }, "headers"],
+        [{ headers: ["Host=evil.example"] }, "headers"],
+        [{ cookies: "=x" }, "cookies"],
+        [{ user_agent: "a\nb" }, "user_agent"],
+        [{ format: "pdf", pdf_margin_left: "3000px", pdf_margin_right: "3000px" }, "pdf_margin_left"],
+        [{ format: "pdf", pdf_margin_top: "99999999cm" }, "pdf_margin_top"],
+        [{ format: "pdf", pdf_page_range: "first" }, "pdf_page_range"],
+      ];
+      for (const [options, option] of cases) {
+        let error: { code?: string; details?: { option?: string } } | undefined;
+        try {
+          e2e.renderer.parse({ url: e2e.fixture.url("/echo"), ...options });
+        } catch (thrown) {
+          error = thrown as typeof error;
+        }
+        expect(error, JSON.stringify(options)).toMatchObject({ code: "InvalidOptions", details: { option } });
+      }
+      // A cookie without a Domain cannot be set for supplied HTML.
+      expect(() => e2e.renderer.parse({ html: "<p>x</p>", cookies: "a=1" })).toThrow(/Domain/);
     });
   });
 

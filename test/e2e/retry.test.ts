@@ -2,7 +2,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { RenderEvent } from "@renderkit/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserEngine, forEachEngine, startRenderer, type TestRenderer } from "../helpers/setup.js";
+import { expectRenderError } from "../helpers/errors.js";
+import { browserEngine, forEachEngine, onOneEngine, startRenderer, type TestRenderer } from "../helpers/setup.js";
 
 let site: Server;
 let base: string;
@@ -22,6 +23,7 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((r) => site.close(() => r())));
 
 forEachEngine((engineName) => {
+  const once = onOneEngine(engineName);
   let rk: TestRenderer;
   beforeAll(async () => {
     rk = await startRenderer([new URL(base).host], {}, engineName);
@@ -50,5 +52,28 @@ forEachEngine((engineName) => {
       expect(engine.stats().launches).toBe(2);
       expect(done.size).toBeGreaterThan(0);
     });
+
+    once(
+      "an attempt stalled inside the page fails at the stall guard and its page is closed",
+      async () => {
+        // A page that loads, then never yields again: reading its DOM never returns on its own.
+        const stalled = await startRenderer([], { attemptTimeoutMs: 1_000, maxAttempts: 1 }, engineName);
+        try {
+          const html = "<p>busy</p><script>setTimeout(() => { for (;;) {} }, 100)</script>";
+          const started = Date.now();
+          // The guard: max(attemptTimeoutMs, timeout + delay + 2 × wait_timeout + 15 s) = 22.3 s here.
+          const error = await expectRenderError(
+            stalled.renderer.render({ html, format: "html", delay: 300, timeout: 5_000, wait_timeout: 1_000 }),
+            "RenderTimeoutError",
+          );
+          expect(error.message).toMatch(/stalled/);
+          expect(Date.now() - started).toBeLessThan(60_000);
+          await expect.poll(() => stalled.renderer.engine().stats().pages, { timeout: 10_000 }).toBe(0);
+        } finally {
+          await stalled.close();
+        }
+      },
+      120_000,
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type FixtureServer, startFixtureServer } from "../fixtures/server.js";
 import { expectRenderError } from "../helpers/errors.js";
@@ -42,6 +43,17 @@ forEachEngine((engine) => {
       // Control: pointed at the allowed server, the same page does make these requests.
       await e2e.render(`/leak?to=${e2e.fixture.port}`, { ...SMALL, wait_until: "requestsfinished" });
       for (const path of ["/pixel.png", "/api", "/beacon", "/ws"]) expect(e2e.fixture.requestsTo(path), path).toHaveLength(1);
+    });
+
+    it("a page sent to a refused name learns nothing from the refusal: not where, nor whether, it resolves", async () => {
+      const go = (url: string) => `<script>location.href = ${JSON.stringify(url)}</script>`;
+      for (const url of [`http://localhost:${outside.port}/secret`, "http://no-such-host.invalid/"]) {
+        const result = await e2e.renderer.render({ html: go(url), format: "html", wait_until: "requestsfinished" });
+        const html = await readFile(result.path as string, "utf8");
+        expect(html).toContain("renderkit refused this address");
+        expect(html).not.toMatch(/127\.0\.0\.1|resolve|non-public/);
+      }
+      expect(outside.connections).toBe(0);
     });
 
     it("an iframe in supplied html does not reach a refused address", async () => {

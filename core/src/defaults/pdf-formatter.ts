@@ -1,6 +1,8 @@
 import type { PageSession, PdfSettings } from "../contracts/engine.js";
 import type { FormatContext, FormatOutput, Formatter } from "../contracts/formatter.js";
+import { RenderError } from "../errors.js";
 import { PAPER_SIZES, type RenderOptions } from "../options/catalogue.js";
+import { lengthToPx } from "../options/parse.js";
 
 const PRESET_MARGINS = { none: "0", default: "1cm", minimum: "0.4cm" } as const;
 /** Room a header or footer needs when the request sets no margin for it. */
@@ -56,6 +58,35 @@ export function pdfSettings(options: RenderOptions): PdfSettings {
   };
 }
 
+/** `1-3,5,7-`: pages and ranges as Chromium's printer takes them. */
+const PAGE_RANGES = /^\s*\d+\s*(-\s*\d*\s*)?(,\s*\d+\s*(-\s*\d*\s*)?)*$/;
+
+/**
+ * Refuses before queueing what the printer would fail on: margins that leave no room on the page
+ * and page ranges it cannot read.
+ */
+export function checkPdfOptions(options: RenderOptions): void {
+  const settings = pdfSettings(options);
+  // A full-page PDF is one page as wide as the viewport and as tall as the document.
+  let width = options.fullPage ? options.width : lengthToPx(settings.width);
+  let height = options.fullPage ? Number.POSITIVE_INFINITY : lengthToPx(settings.height);
+  if (settings.landscape && !options.fullPage) [width, height] = [height, width];
+  const m = settings.margin;
+  const across = lengthToPx(m.left) + lengthToPx(m.right);
+  const down = lengthToPx(m.top) + lengthToPx(m.bottom);
+  const bad = (option: string, why: string) =>
+    new RenderError("InvalidOptions", `Option ${option} ${why}`, { details: { option } });
+  if (across >= width) {
+    throw bad("pdf_margin_left", `and pdf_margin_right leave no room across the ${Math.round(width)} px page`);
+  }
+  if (down >= height) {
+    throw bad("pdf_margin_top", `and pdf_margin_bottom leave no room down the ${Math.round(height)} px page`);
+  }
+  if (options.pdfPageRange !== undefined && options.pdfPageRange.trim() !== "" && !PAGE_RANGES.test(options.pdfPageRange)) {
+    throw bad("pdf_page_range", "must be pages and ranges like 1-3,5");
+  }
+}
+
 /** The built-in PDF format: Chromium's printer, with paper, margins, header and footer options. */
 export class PdfFormatter implements Formatter {
   readonly name = "@renderkit/core/pdf";
@@ -63,6 +94,10 @@ export class PdfFormatter implements Formatter {
 
   pageSettings(options: FormatContext["options"]) {
     return { media: options.media };
+  }
+
+  validate(options: FormatContext["options"]): void {
+    checkPdfOptions(options);
   }
 
   async render(session: PageSession, context: FormatContext): Promise<FormatOutput> {

@@ -101,7 +101,8 @@ export class AddressPolicy {
     }
     const resolved = await pinned;
     if (!isPublicAddress(resolved.address) && !this.allowedByRule(host, resolved.address, port)) {
-      const reason = `${host} resolves to the non-public address ${resolved.address}`;
+      // Never the address a name resolved to: that would map internal names for whoever asks.
+      const reason = isIP(host) ? `${host} is not a public address` : `${host} resolves to a non-public address`;
       this.denials.push({ host, port, reason });
       throw new RenderError("InvalidURLError", `Refused to load ${host}:${port}: ${reason}`);
     }

@@ -25,8 +25,12 @@ export interface EgressSession {
   close(): Promise<void>;
 }
 
-function refuse(res: ServerResponse, reason: string): void {
-  const body = `renderkit refused this address: ${reason}\n`;
+/**
+ * The proxy's refusal. The body is generic: a page can frame any address and show the answer in
+ * the capture, so it must not learn why (whether or where a name resolves).
+ */
+function refuse(res: ServerResponse): void {
+  const body = "renderkit refused this address\n";
   res.writeHead(403, { "content-type": "text/plain", "content-length": Buffer.byteLength(body), [DENIED_HEADER]: "1" });
   res.end(body);
 }
@@ -52,14 +56,14 @@ export async function openEgressSession(initial: AddressPolicy): Promise<EgressS
       target = new URL(req.url ?? "");
       if (target.protocol !== "http:") throw new Error("scheme");
     } catch {
-      return refuse(res, "not an absolute http address");
+      return refuse(res);
     }
     const port = Number(target.port || 80);
     let address: string;
     try {
       ({ address } = await policy.resolve(target.hostname, port));
-    } catch (error) {
-      return refuse(res, error instanceof Error ? error.message : "refused");
+    } catch {
+      return refuse(res);
     }
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.headers)) {

@@ -57,12 +57,18 @@ export const CORE_OPTIONS = {
   css: str("CSS injected into the page.", { maxLength: 256 * 1024 }),
   js: str("JavaScript run in the page after load; top-level `await` allowed.", { maxLength: 256 * 1024 }),
 
-  userAgent: str("User-Agent header and `navigator.userAgent`.", { maxLength: 1024 }),
-  headers: strings("Extra request header `Name=Value` (also `Name: Value`); repeatable.", {
-    maxItems: 50,
-    maxLength: 8192,
-    aliases: ["header"],
-  }),
+  userAgent: str(
+    "User-Agent header and `navigator.userAgent`; or a preset: `desktop`, `mobile` (recent Chrome) or `random` (one of them).",
+    { maxLength: 1024 },
+  ),
+  headers: strings(
+    "Extra request header `Name=Value` (also `Name: Value`); repeatable. Not `Host`, `Connection` and other headers the browser owns.",
+    {
+      maxItems: 50,
+      maxLength: 8192,
+      aliases: ["header"],
+    },
+  ),
   cookies: strings("Cookie `name=value[;Domain=..;Path=..;HttpOnly;Secure;SameSite=..]`; repeatable.", {
     maxItems: 50,
     maxLength: 8192,

@@ -65,6 +65,18 @@ function coerceBoolean(name: string, raw: unknown): boolean {
   throw invalid(name, "must be a boolean (true, false, 1 or 0)");
 }
 
+/** Largest `length` option, in CSS pixels (about 2.6 m). */
+const MAX_LENGTH_PX = 10_000;
+const PX_PER_UNIT = { px: 1, in: 96, cm: 96 / 2.54, mm: 96 / 25.4 } as const;
+
+/** CSS pixels of a `length` option's value: a number of pixels or `<n>px|in|cm|mm`. */
+export function lengthToPx(value: string | number): number {
+  if (typeof value === "number") return value;
+  const match = value.trim().match(/^(\d+(?:\.\d+)?)(px|in|cm|mm)?$/);
+  if (!match?.[1]) return Number.NaN;
+  return Number(match[1]) * PX_PER_UNIT[(match[2] ?? "px") as keyof typeof PX_PER_UNIT];
+}
+
 const DECIMAL = /^-?(\d+(\.\d*)?|\.\d+)$/;
 
 function coerceNumber(name: string, spec: Extract<OptionSpec, { type: "number" }>, raw: unknown): number {
@@ -112,13 +124,13 @@ export function coerceOption(name: string, spec: OptionSpec, raw: unknown): unkn
     }
     case "length": {
       const value = single(name, raw);
-      if (typeof value === "number" && Number.isFinite(value) && value >= 0 && value <= 10_000) return value;
+      if (typeof value === "number" && Number.isFinite(value) && value >= 0 && value <= MAX_LENGTH_PX) return value;
       if (typeof value === "string") {
         const v = value.trim();
-        if (/^\d+(\.\d+)?$/.test(v) && Number(v) <= 10_000) return Number(v);
-        if (/^\d+(\.\d+)?(px|in|cm|mm)$/.test(v)) return v;
+        if (/^\d+(\.\d+)?$/.test(v) && Number(v) <= MAX_LENGTH_PX) return Number(v);
+        if (/^\d+(\.\d+)?(px|in|cm|mm)$/.test(v) && lengthToPx(v) <= MAX_LENGTH_PX) return v;
       }
-      throw invalid(name, "must be a number of pixels or a length like 10mm, 1cm, 0.5in, 20px");
+      throw invalid(name, `must be a number of pixels or a length like 10mm, 1cm, 0.5in, 20px, at most ${MAX_LENGTH_PX} px`);
     }
   }
 }

@@ -7,9 +7,10 @@ import { checkBlockPatterns } from "../prepare/blocking.js";
 import { consentMode, settleConsent } from "../prepare/consent/index.js";
 import { clickAndDismiss, scrollAndHover } from "../prepare/interactions.js";
 import { preScroll } from "../prepare/scroll.js";
-import { sleep } from "../util/timeout.js";
+import { sleep, withTimeout } from "../util/timeout.js";
 import { captureBounds } from "./capture.js";
 import { forOption, pageError } from "./option-errors.js";
+import { checkPageSettings } from "./settings.js";
 
 export { forOption, pageError } from "./option-errors.js";
 
@@ -44,6 +45,7 @@ export function checkPageOptions(options: RenderOptions): void {
     throw new RenderError("InvalidOptions", "Option js cannot run with disable_js", { details: { option: "js" } });
   }
   checkBlockPatterns(options.blockUrls ?? []);
+  checkPageSettings(options);
 }
 
 /** Whether the request's capture covers the whole document (and so needs the lazy-load pre-scroll). */
@@ -128,7 +130,12 @@ export async function preparePage(
   if (options.hideSelector) await forOption("hide_selector", session.addStyle(hideCss(options.hideSelector)));
   if (options.js) {
     try {
-      await session.evaluate(`async () => { ${options.js}\n}`);
+      // A script that never settles would hold the page until the attempt's stall guard.
+      await withTimeout(
+        session.evaluate(`async () => { ${options.js}\n}`),
+        options.timeout,
+        () => new RenderError("RenderTimeoutError", `The js option did not finish within ${options.timeout} ms (timeout)`),
+      );
     } catch (error) {
       if (error instanceof RenderError) throw error;
       const why = error instanceof Error ? error.message.split("\n")[0] : String(error);

@@ -10,16 +10,50 @@ function badOption(option: string, why: string): RenderError {
   return new RenderError("InvalidOptions", `Option ${option} ${why}`, { details: { option } });
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+const CONTROL = /[\u0000-\u001f\u007f]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+const CONTROL_BUT_TAB = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+
+/** Headers the browser owns: a request may not set them (the connection, framing and target). */
+const BROWSER_HEADERS = /^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|expect|proxy-.*)$/;
+
 /** `Name=Value` or `Name: Value` lines (and JSON objects) → a header record. */
 export function parseHeaders(lines: readonly string[] = []): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const line of lines) {
     const match = line.match(/^\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*[=:]\s*(.*)$/);
     if (!match?.[1]) throw badOption("headers", `entry "${line.slice(0, 60)}" is not Name=Value`);
-    if (/[\r\n]/.test(match[2] ?? "")) throw badOption("headers", "values must not contain line breaks");
-    headers[match[1].toLowerCase()] = (match[2] ?? "").trim();
+    if (CONTROL_BUT_TAB.test(match[2] ?? "")) throw badOption("headers", "values must not contain control characters");
+    const name = match[1].toLowerCase();
+    if (BROWSER_HEADERS.test(name)) throw badOption("headers", `cannot set ${name}: the browser sets it`);
+    headers[name] = (match[2] ?? "").trim();
   }
   return headers;
+}
+
+/** Recent Chrome user agents for the catalogue's presets (`user_agent: desktop | mobile | random`). */
+const USER_AGENTS = {
+  desktop: [
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36",
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36",
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36",
+  ],
+  mobile: ["Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Mobile Safari/537.36"],
+} as const;
+
+/** The user agent to send: a preset's string, the request's own, or undefined (the browser's). */
+export function userAgentFor(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const preset = value.trim().toLowerCase();
+  if (preset === "desktop") return USER_AGENTS.desktop[0];
+  if (preset === "mobile") return USER_AGENTS.mobile[0];
+  if (preset === "random") {
+    const all = [...USER_AGENTS.desktop, ...USER_AGENTS.mobile];
+    return all[Math.floor(Math.random() * all.length)];
+  }
+  if (CONTROL.test(value)) throw badOption("user_agent", "must not contain control characters");
+  return value;
 }
 
 /** `name=value; Domain=..; Path=..; HttpOnly; Secure; SameSite=..` → cookie specs. */
@@ -66,6 +100,22 @@ function checkLocale(lang: string): string {
   }
 }
 
+/**
+ * Checks the free-text page options when the request is parsed, so a bad value is a 400 before
+ * anything is queued (the same functions build the page settings later).
+ */
+export function checkPageSettings(options: RenderOptions): void {
+  parseHeaders(options.headers);
+  const cookies = parseCookies(options.cookies);
+  if (options.url === undefined) {
+    const bare = cookies.find((c) => !c.domain);
+    if (bare) throw badOption("cookies", `cookie ${bare.name} needs a Domain when rendering html`);
+  }
+  checkLocale(options.acceptLang);
+  checkTimezone(options.tz);
+  userAgentFor(options.userAgent);
+}
+
 /** The target of a request. */
 export function pageTarget(options: RenderOptions): PageTarget {
   return options.url !== undefined ? { url: options.url } : { html: options.html ?? "" };
@@ -86,7 +136,7 @@ export function pageSettings(options: RenderOptions, policy: AddressPolicy, adbl
     width: options.width,
     height: options.height,
     deviceScaleFactor: options.deviceScaleFactor,
-    userAgent: options.userAgent,
+    userAgent: userAgentFor(options.userAgent),
     headers,
     cookies: parseCookies(options.cookies),
     locale: checkLocale(options.acceptLang),

@@ -256,7 +256,7 @@ describe("WebhookNotifier refusals", () => {
     expect(rx.hits).toHaveLength(0);
     const record = await json(dir, "failed", "r-private");
     expect(record.attempts).toBe(1);
-    expect(record.reason).toMatch(/non-public address 127\.0\.0\.1/);
+    expect(record.reason).toMatch(/127\.0\.0\.1 is not a public address/);
   });
 
   it("refuses a name that resolves to a private address, and a name that does not resolve", async () => {
