@@ -142,7 +142,9 @@ export class Renderer {
     const renderId = options.renderId ?? newRenderId(options.origin ?? "sync");
     const done = new Promise<RenderResult>((resolve, reject) => this.waiters.set(renderId, { resolve, reject }));
     try {
-      await this.submit(input, { ...options, renderId, origin: options.origin ?? "sync" });
+      const { ignored } = await this.submit(input, { ...options, renderId, origin: options.origin ?? "sync" });
+      // The server reports them in X-Ignored-Options; a library caller learns of them here.
+      if (ignored.length > 0) this.parts.logger.warn("unknown options ignored", { renderId, options: ignored });
     } catch (error) {
       this.waiters.delete(renderId);
       throw error;

@@ -101,6 +101,8 @@ export class BrowserPool<B> {
   private launching: Promise<PooledBrowser<B>> | undefined;
   private readonly handles = new Set<PooledBrowser<B>>();
   private readonly sessions = new Set<{ close(): Promise<void> }>();
+  /** Browsers retired and closing: `close()` waits for them too. */
+  private readonly closings = new Set<Promise<void>>();
   private launches = 0;
   private pages = 0;
   private closed = false;
@@ -170,7 +172,10 @@ export class BrowserPool<B> {
     this.options.onRetire?.(handle);
     if (handle.active > 0 && handle.process.alive) return Promise.resolve();
     this.handles.delete(handle);
-    return handle.close();
+    const closing = handle.close();
+    this.closings.add(closing);
+    void closing.finally(() => this.closings.delete(closing));
+    return closing;
   }
 
   /** Waits for a slot and a usable browser; the caller releases the lease when its session ends. */
@@ -213,6 +218,8 @@ export class BrowserPool<B> {
     await this.launching?.catch(() => undefined);
     await Promise.all([...this.sessions].map((s) => s.close()));
     await Promise.all([...this.handles].map((h) => h.close()));
+    // Sessions closed just now may have retired their browser: those closes are in `closings`.
+    await Promise.all([...this.closings]);
     this.handles.clear();
     this.current = undefined;
   }

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -36,6 +36,14 @@ export function engineLifecycleContract(
 
   function settings(overrides: Partial<PageSettings> = {}): PageSettings {
     return makePageSettings(new AddressPolicy({ allowPrivate: [`127.0.0.1:${port}`] }), overrides);
+  }
+
+  /** The profile directory a browser was started with (`--user-data-dir`). */
+  function profileDir(pid: number): string {
+    const args = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+    const dir = args.find((a) => a.startsWith("--user-data-dir="))?.slice("--user-data-dir=".length);
+    if (!dir) throw new Error(`browser ${pid} has no --user-data-dir`);
+    return dir;
   }
 
   function alive(pid: number): boolean {
@@ -162,14 +170,23 @@ export function engineLifecycleContract(
     });
 
     it("leaves no browser process or profile directory after close()", async () => {
-      const engine = make({});
-      const s = await engine.open({ html: "<p>x</p>" }, settings(), new AbortController().signal);
+      // Two browsers: the first is retired (recycleAfter 1) but still holds an open page, so
+      // close() ends a session whose release closes that browser: close() must wait for it too.
+      const engine = make({ recycleAfter: 1 });
+      const signal = new AbortController().signal;
+      const first = await engine.open({ html: "<p>one</p>" }, settings(), signal);
+      const second = await engine.open({ html: "<p>two</p>" }, settings(), signal);
       const pids = engine.browserPids();
+      const dirs = pids.map(profileDir);
+      expect(pids.length).toBe(2);
+      expect(dirs.every((dir) => existsSync(dir))).toBe(true);
       await engine.close();
-      await s.close();
-      expect(pids.length).toBe(1);
-      expect(pids.every((pid) => !alive(pid))).toBe(true);
+      // Checked at once: nothing may still be shutting down when close() resolves.
+      expect(pids.filter((pid) => alive(pid))).toEqual([]);
+      expect(dirs.filter((dir) => existsSync(dir))).toEqual([]);
       expect(engine.stats()).toMatchObject({ browsers: 0, pages: 0 });
+      await first.close();
+      await second.close();
     });
 
     it("kills Chromium and removes its profile when the Node process is SIGKILLed", async () => {
