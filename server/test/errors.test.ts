@@ -72,6 +72,7 @@ describe("bad requests", () => {
   const cases: [string, unknown, string][] = [
     ["no url or html", { format: "png" }, "NoUrlSupplied"],
     ["a url that is not a string", { url: 42 }, "UrlWasNotAStringError"],
+    ["html that is not a string", { html: { tag: "p" } }, "HTMLProcessError"],
     ["a javascript: url", { url: "javascript:alert(1)" }, "InvalidURLError"],
     ["a private address", { url: "http://10.0.0.1/" }, "InvalidURLError"],
     ["a host that does not resolve", { url: "http://no-such-host.invalid/" }, "URLDoesNotResolveError"],

@@ -150,6 +150,23 @@ describe("POST /v1/render/async and GET /v1/render/:id", () => {
     expect(status.body.reason).toContain("#x");
   });
 
+  it("moves to retrying when the browser dies mid-render, then to succeeded", async () => {
+    const seen = site.requests.length;
+    const created = await api(server.url, "/v1/render/async", { json: { url: `${site.url}/slow-crash` }, key: A });
+    expect(created.status).toBe(201);
+    // The page is loading (the site holds it 3.5 s): kill the browser under it.
+    await expect.poll(() => site.requests.slice(seen).some((r) => r.url === "/slow-crash"), { timeout: 20_000 }).toBe(true);
+    const engine = server.running.renderer.engine() as unknown as { browserPids(): number[] };
+    for (const pid of engine.browserPids()) process.kill(-pid, "SIGKILL");
+    const statuses: string[] = [];
+    for (let i = 0; i < 150 && statuses.at(-1) !== "succeeded"; i++) {
+      const status = await api(server.url, `/v1/render/${created.body.renderId}`, { key: A });
+      if (statuses.at(-1) !== status.body.status) statuses.push(status.body.status);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(statuses).toEqual(["created", "retrying", "succeeded"]);
+  });
+
   it("answers 404 not-found for unknown ids and for another project's renders", async () => {
     const unknown = await api(server.url, "/v1/render/does-not-exist", { key: A });
     expect(unknown.status).toBe(404);
