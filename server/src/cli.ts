@@ -95,7 +95,7 @@ async function projectsCreate(args: string[]): Promise<void> {
       `  secret key:       ${keys.secretKey}\n` +
       `  publishable key:  ${keys.publishableKey}\n` +
       `  webhook secret:   ${keys.webhookSecret}\n` +
-      `A running server picks the project up when restarted.`,
+      `A running server picks the project up at the first request that uses its keys.`,
   );
 }
 

@@ -1,5 +1,5 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "@renderkit/core";
 import { ConfigError } from "./config.js";
@@ -82,6 +82,9 @@ export class ProjectStore {
   private byPublishable = new Map<string, Project>();
   private writing: Promise<unknown> = Promise.resolve();
   private key: Buffer | undefined;
+  /** Modification time of `projects.json` when it was last read, and when that was last checked. */
+  private loadedMtime = 0;
+  private checkedAt = 0;
 
   private constructor(
     private readonly config: ServerConfig,
@@ -151,10 +154,33 @@ export class ProjectStore {
    */
   async reload(): Promise<boolean> {
     if (!this.file) return true;
+    this.loadedMtime = await mtimeOf(this.file);
     const stored = await this.readFile();
     if (!stored) return false;
     if (stored.projects.length > 0) this.key ??= await this.masterKey(false);
     this.replace(stored.projects.map((p) => this.fromStored(p)));
+    return true;
+  }
+
+  /**
+   * Re-reads `projects.json` when it changed since it was read, so a key made by `renderkit
+   * projects create` works at once; checks at most once a second (unknown keys cost one `stat`).
+   * Resolves true when it re-read the file.
+   */
+  async refreshIfChanged(now = Date.now()): Promise<boolean> {
+    if (!this.file || now - this.checkedAt < 1_000) return false;
+    this.checkedAt = now;
+    const mtime = await mtimeOf(this.file);
+    if (mtime === 0 || mtime === this.loadedMtime) return false;
+    try {
+      await this.reload();
+    } catch (error) {
+      this.logger?.warn("projects.json changed but could not be read; keeping the projects loaded", {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return false;
+    }
+    this.logger?.info("projects reloaded", { source: this.file, count: this.entries.length });
     return true;
   }
 
@@ -273,4 +299,12 @@ export class ProjectStore {
     };
     return { project: makeProject(base, webhookSecret, linkSigningKey), hash: Buffer.from(p.secretKeyHash, "hex") };
   }
+}
+
+/** A file's modification time in ms, 0 when it cannot be read. */
+function mtimeOf(file: string): Promise<number> {
+  return stat(file).then(
+    (info) => info.mtimeMs,
+    () => 0,
+  );
 }

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../dist/config.js";
 import { authenticate } from "../dist/http/auth.js";
 import { ProjectStore } from "../dist/projects.js";
+import { api, startTestServer } from "./helpers.js";
 
 const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 const START = fileURLToPath(new URL("../../scripts/start.sh", import.meta.url));
@@ -131,6 +132,22 @@ describe("renderkit CLI", () => {
     expect(badPort.code).toBe(2);
     expect(badPort.stderr).toContain("--port must be an integer from 0 to 65535");
     expect((await run([])).code).toBe(2);
+  });
+
+  it("a running server accepts the keys of a project the CLI creates, without a restart", async () => {
+    const server = await startTestServer({ projects: [] }, dir);
+    try {
+      const created = await run(["projects", "create", "--name", "later"]);
+      expect(created.code).toBe(0);
+      const secretKey = field(created.stdout, "secret key") as string;
+      const answer = await api(server.url, "/v1/render/does-not-exist", { key: secretKey });
+      expect(answer.status).toBe(404);
+      expect(answer.body.status).toBe("not-found");
+      // Still refused: a key nobody made.
+      expect((await api(server.url, "/v1/render/x", { key: "sk_nobody_made_this_key_0000" })).status).toBe(401);
+    } finally {
+      await server.close();
+    }
   });
 
   it("npm start's script serves on the config file's settings, its dataDir included", async () => {

@@ -1,4 +1,4 @@
-import { RenderError } from "@renderkit/core";
+import { isRenderError, RenderError } from "@renderkit/core";
 import type { H3Event } from "h3";
 import type { AppContext } from "../context.js";
 import type { Project } from "../types.js";
@@ -23,21 +23,27 @@ export function answerHeaders(event: H3Event): Record<string, string> {
   return event.context.answerHeaders as Record<string, string>;
 }
 
-/** Authenticates the request. */
-export function projectOf(event: H3Event, ctx: AppContext): Project {
-  return authenticate(event.req.headers.get("authorization"), ctx.projects);
+/** Authenticates the request; an unknown key re-reads a `projects.json` that changed meanwhile. */
+export async function projectOf(event: H3Event, ctx: AppContext): Promise<Project> {
+  const header = event.req.headers.get("authorization");
+  try {
+    return authenticate(header, ctx.projects);
+  } catch (error) {
+    if (!isRenderError(error) || error.code !== "ApiKeyNotFound" || !(await ctx.projects.refreshIfChanged())) throw error;
+    return authenticate(header, ctx.projects);
+  }
 }
 
 /** Authenticates a request that is not counted (status lookups) and reports the project's limit. */
 export async function lookupProject(event: H3Event, ctx: AppContext): Promise<Project> {
-  const project = projectOf(event, ctx);
+  const project = await projectOf(event, ctx);
   Object.assign(answerHeaders(event), ctx.limits.headers(await ctx.limits.peek(project)));
   return project;
 }
 
 /** Authenticates and counts the request against the project's rate limit (render endpoints). */
 export async function guardRender(event: H3Event, ctx: AppContext): Promise<Project> {
-  const project = projectOf(event, ctx);
+  const project = await projectOf(event, ctx);
   const verdict = await ctx.limits.consume(project);
   Object.assign(answerHeaders(event), ctx.limits.headers(verdict));
   if (!verdict.allowed) {

@@ -24,8 +24,9 @@ function tokenMatches(query: string, token: string, key: string): boolean {
   return timingSafeEqual(expected, Buffer.from(token.toLowerCase(), "hex"));
 }
 
-function linkProject(ctx: AppContext, key: string): Project {
-  const project = ctx.projects.byPublishableKey(key);
+async function linkProject(ctx: AppContext, key: string): Promise<Project> {
+  let project = ctx.projects.byPublishableKey(key);
+  if (!project && (await ctx.projects.refreshIfChanged())) project = ctx.projects.byPublishableKey(key);
   if (!project) throw new RenderError("ApiKeyNotFound", "Unknown publishable key in the render link");
   if (!project.enabled) throw new RenderError("ProjectNotEnabled", "This project is not enabled");
   return project;
@@ -80,7 +81,7 @@ export function linkRoutes(app: H3, ctx: AppContext): void {
 
   const signed = async (event: H3Event) => {
     const { key = "", token = "", format = "" } = event.context.params ?? {};
-    const project = linkProject(ctx, key);
+    const project = await linkProject(ctx, key);
     const query = rawQuery(event);
     if (query === "") throw new RenderError("NoQuerySent", "The render link has no query string");
     if (/%(?![0-9A-Fa-f]{2})/.test(query)) throw new RenderError("InvalidQuery", "The query string has a malformed %-escape");
@@ -91,7 +92,7 @@ export function linkRoutes(app: H3, ctx: AppContext): void {
   };
   const tokenless = async (event: H3Event) => {
     const { key = "", format = "" } = event.context.params ?? {};
-    const project = linkProject(ctx, key);
+    const project = await linkProject(ctx, key);
     if (!project.allowTokenless) {
       throw new RenderError("TokenlessRequestsNotEnabled", "Tokenless render links are not enabled for this project");
     }

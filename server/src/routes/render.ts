@@ -67,8 +67,8 @@ export function renderRoutes(app: H3, ctx: AppContext): void {
     if (!record || record.projectId !== project.id) return notFound(event, ctx, renderId);
     return json(event, 200, statusBody(record, ctx.baseUrl), answerHeaders(event));
   };
-  const noId = (event: H3Event) => {
-    projectOf(event, ctx);
+  const noId = async (event: H3Event) => {
+    await projectOf(event, ctx);
     return json(event, 400, {
       error: { message: "No render id: use GET /v1/render/{renderId}", code: "NoRenderIdProvided" },
       requestId: event.context.requestId,
