@@ -79,3 +79,11 @@ export function checkStored(value: unknown, path: string): StoredFile {
   });
   return file as StoredFile;
 }
+
+/** A file's modification time in ms, 0 when it cannot be read. */
+export function mtimeOf(file: string): Promise<number> {
+  return stat(file).then(
+    (info) => info.mtimeMs,
+    () => 0,
+  );
+}

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Logger } from "@renderkit/core";
 import { ConfigError } from "./config.js";
 import { HEX64, PROJECTS_FILE, tighten, writeFileExclusive } from "./project-file.js";
+import type { Project } from "./types.js";
 
 /** Project keys: generating them, and sealing the ones kept in `projects.json` under the master key. */
 
@@ -81,4 +82,20 @@ export async function loadMasterKey(
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     return parseMasterKey((await readFile(path, "utf8")).trim(), path); // another process won the race
   }
+}
+
+function hidden<T extends object>(target: T, key: keyof T & string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: false, writable: true, configurable: true });
+}
+
+/** A project whose webhook secret and link signing key are non-enumerable: logging or serialising it leaks neither. */
+export function makeProject(
+  base: Omit<Project, "webhookSecret" | "linkSigningKey">,
+  webhookSecret: string,
+  linkSigningKey?: string,
+): Project {
+  const project = { ...base } as Project;
+  hidden(project, "webhookSecret", webhookSecret);
+  if (linkSigningKey !== undefined) hidden(project, "linkSigningKey", linkSigningKey);
+  return project;
 }

@@ -1,10 +1,18 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { mkdir, readFile, stat } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "@renderkit/core";
 import { ConfigError } from "./config.js";
-import { checkStored, PROJECTS_FILE, type StoredFile, type StoredProject, tighten, writePrivate } from "./project-file.js";
-import { aadOf, generateKeys, loadMasterKey, MASTER_KEY_FILE, seal, sha256, unseal } from "./project-secrets.js";
+import {
+  checkStored,
+  mtimeOf,
+  PROJECTS_FILE,
+  type StoredFile,
+  type StoredProject,
+  tighten,
+  writePrivate,
+} from "./project-file.js";
+import { aadOf, generateKeys, loadMasterKey, MASTER_KEY_FILE, makeProject, seal, sha256, unseal } from "./project-secrets.js";
 import type { Project, ProjectConfig, ServerConfig } from "./types.js";
 
 export { generateKeys } from "./project-secrets.js";
@@ -49,21 +57,6 @@ export interface CreatedProject {
 interface Entry {
   project: Project;
   hash: Buffer;
-}
-
-function hidden<T extends object>(target: T, key: keyof T & string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: false, writable: true, configurable: true });
-}
-
-function makeProject(
-  base: Omit<Project, "webhookSecret" | "linkSigningKey">,
-  webhookSecret: string,
-  linkSigningKey?: string,
-): Project {
-  const project = { ...base } as Project;
-  hidden(project, "webhookSecret", webhookSecret);
-  if (linkSigningKey !== undefined) hidden(project, "linkSigningKey", linkSigningKey);
-  return project;
 }
 
 function slug(name: string): string {
@@ -299,12 +292,4 @@ export class ProjectStore {
     };
     return { project: makeProject(base, webhookSecret, linkSigningKey), hash: Buffer.from(p.secretKeyHash, "hex") };
   }
-}
-
-/** A file's modification time in ms, 0 when it cannot be read. */
-function mtimeOf(file: string): Promise<number> {
-  return stat(file).then(
-    (info) => info.mtimeMs,
-    () => 0,
-  );
 }
