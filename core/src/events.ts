@@ -32,3 +32,6 @@ export type RenderEvent = { meta?: Record<string, unknown> } & (
   | { type: "render.succeeded"; renderId: string; result: RenderResult; startTime: number; endTime: number }
   | { type: "render.failed"; renderId: string; code: string; reason: string; startTime: number; endTime: number }
 );
+
+/** The two events that end a render: what notifiers deliver and what a durable record keeps. */
+export type FinalRenderEvent = Extract<RenderEvent, { type: "render.succeeded" | "render.failed" }>;

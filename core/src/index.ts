@@ -45,7 +45,7 @@ export { HtmlFormatter } from "./defaults/html-formatter.js";
 export { MemoryQueue } from "./defaults/memory-queue.js";
 export { PdfFormatter, pdfSettings } from "./defaults/pdf-formatter.js";
 export { ERROR_CODES, type ErrorCode, isRenderError, RenderError, toRenderError } from "./errors.js";
-export type { RenderEvent, RenderResult, RenderStatus } from "./events.js";
+export type { FinalRenderEvent, RenderEvent, RenderResult, RenderStatus } from "./events.js";
 export { AddressPolicy, type AddressPolicyOptions, type Denial, type Lookup } from "./network/address-policy.js";
 export { checkTarget } from "./network/check-target.js";
 export { DENIED_HEADER, type EgressSession, openEgressSession, UNREACHABLE_HEADER } from "./network/egress-proxy.js";

@@ -1,6 +1,6 @@
 import type { Logger } from "./contracts/logger.js";
 import type { Notifier } from "./contracts/notifier.js";
-import type { RenderEvent } from "./events.js";
+import type { FinalRenderEvent, RenderEvent } from "./events.js";
 import { withTimeout } from "./util/timeout.js";
 
 /**
@@ -29,27 +29,15 @@ export class RenderEvents {
   }
 
   /**
-   * Tells notifiers (final events) and listeners, and resolves once what they return has settled
-   * (bounded): a final event is on record before the queue drops the job, so a crash in between
-   * replays the job instead of losing its webhook or its status. Notifiers first: a render whose
-   * final status is recorded is not run again, so its webhook must be recorded before it.
+   * Tells listeners, then notifiers (final events), and resolves once what they return has settled
+   * (bounded): a final event is on record before the queue drops the job. Listeners first: a
+   * redelivered job whose end is on record is not run again but handed to the notifiers again
+   * (`RendererSettings.finalEvent`), and they drop what they already hold; so a crash at any point
+   * neither loses the notification nor sends a second, different outcome.
    */
   async emit(event: RenderEvent, meta?: Record<string, unknown>): Promise<void> {
-    const full = { ...event, meta };
+    const full: RenderEvent = { ...event, meta };
     const { logger } = this;
-    const settle = (pending: Promise<unknown>[]) =>
-      withTimeout(Promise.all(pending), RECORD_TIMEOUT_MS).catch(() =>
-        logger.warn("recording a render event took too long", { renderId: event.renderId, type: event.type }),
-      );
-    if (event.type === "render.succeeded" || event.type === "render.failed") {
-      await settle(
-        this.notifiers.map((notifier) =>
-          notifier
-            .notify(full)
-            .catch((error: unknown) => logger.error("notifier failed", { notifier: notifier.name, error: String(error) })),
-        ),
-      );
-    }
     const pending: Promise<unknown>[] = [];
     for (const listener of this.listeners) {
       try {
@@ -61,6 +49,25 @@ export class RenderEvents {
         logger.error("a render listener threw", { error: String(error) });
       }
     }
-    if (pending.length > 0) await settle(pending);
+    if (pending.length > 0) await this.settle(event, pending);
+    if (full.type === "render.succeeded" || full.type === "render.failed") await this.notify(full);
+  }
+
+  /** Hands a final event to every notifier (bounded); a notifier's failure is logged, never thrown. */
+  async notify(event: FinalRenderEvent): Promise<void> {
+    await this.settle(
+      event,
+      this.notifiers.map((notifier) =>
+        notifier
+          .notify(event)
+          .catch((error: unknown) => this.logger.error("notifier failed", { notifier: notifier.name, error: String(error) })),
+      ),
+    );
+  }
+
+  private settle(event: RenderEvent, pending: Promise<unknown>[]): Promise<unknown> {
+    return withTimeout(Promise.all(pending), RECORD_TIMEOUT_MS).catch(() =>
+      this.logger.warn("recording a render event took too long", { renderId: event.renderId, type: event.type }),
+    );
   }
 }

@@ -4,7 +4,7 @@ import type { Logger } from "./contracts/logger.js";
 import type { Notifier } from "./contracts/notifier.js";
 import type { Queue, QueueJob } from "./contracts/queue.js";
 import type { ByteRange, Storage, StoredObject } from "./contracts/storage.js";
-import { RenderError, toRenderError } from "./errors.js";
+import { ERROR_CODES, type ErrorCode, RenderError, toRenderError } from "./errors.js";
 import type { RenderResult } from "./events.js";
 import { AddressPolicy } from "./network/address-policy.js";
 import type { RenderOptions } from "./options/catalogue.js";
@@ -17,6 +17,11 @@ import { RenderEvents, type RenderListener } from "./render-events.js";
 import type { RendererSettings } from "./settings.js";
 import { newRenderId, type RenderOrigin } from "./util/ids.js";
 import { raceSignal, withTimeout } from "./util/timeout.js";
+
+/** A recorded error code as the spec's code (records are plain JSON). */
+function knownCode(code: string): ErrorCode {
+  return (ERROR_CODES as readonly string[]).includes(code) ? (code as ErrorCode) : "EngineResponseNotOkError";
+}
 
 /** What the queue carries for one render (JSON only). */
 export interface RenderJobData {
@@ -161,8 +166,14 @@ export class Renderer {
   private async run(job: QueueJob<RenderJobData>, signal: AbortSignal): Promise<void> {
     const { settings, logger } = this.parts;
     const { options, meta } = job.data;
-    if (await settings.alreadyFinished?.(job.id)) {
-      logger.info("skipping a redelivered render that already ended", { renderId: job.id });
+    const ended = await settings.finalEvent?.(job.id);
+    if (ended) {
+      logger.info("a redelivered render had already ended; telling the notifiers again", { renderId: job.id });
+      await this.events.notify({ ...ended, meta });
+      this.settle(
+        job.id,
+        ended.type === "render.succeeded" ? ended.result : new RenderError(knownCode(ended.code), ended.reason),
+      );
       return;
     }
     const startTime = Date.now();
@@ -222,6 +233,11 @@ export class Renderer {
           controller.signal.aborted && controller.signal.reason instanceof RenderError
             ? controller.signal.reason
             : toRenderError(error);
+        if (signal.aborted && this.parts.queue.durable) {
+          // Shutdown cut the attempt; a durable queue hands the job out again on the next start.
+          logger.info("render interrupted by shutdown; it resumes on the next start", { renderId: job.id });
+          return;
+        }
         if (signal.aborted) break;
         if (!lastError.retryable || attempt >= settings.maxAttempts) break;
         logger.warn("render attempt failed; retrying", {

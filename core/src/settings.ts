@@ -1,4 +1,5 @@
 import { join, resolve } from "node:path";
+import type { FinalRenderEvent } from "./events.js";
 import type { AddressPolicyOptions } from "./network/address-policy.js";
 import type { AdblockSettings } from "./prepare/adblock/index.js";
 
@@ -31,10 +32,12 @@ export interface RendererSettings {
   /** DNS lookup override (tests). */
   lookup?: AddressPolicyOptions["lookup"];
   /**
-   * Asked before a queued render runs; `true` drops it. Durable queues redeliver after a crash,
-   * and a render whose end was already recorded must not run (or notify) twice.
+   * Asked before a queued render runs: the render's final event when its end is already on record
+   * (a durable queue redelivers a job whose process died after the end was recorded). The render
+   * then does not run again; the event goes to the notifiers once more, which drop what they
+   * already hold, so a crash between recording the end and handing it on loses nothing.
    */
-  alreadyFinished?: (renderId: string) => Promise<boolean>;
+  finalEvent?: (renderId: string) => Promise<FinalRenderEvent | undefined>;
 }
 
 export function resolveSettings(input: Partial<RendererSettings> = {}): RendererSettings {
@@ -53,6 +56,6 @@ export function resolveSettings(input: Partial<RendererSettings> = {}): Renderer
       refreshSeconds: input.adblock?.refreshSeconds ?? 24 * 3600,
     },
     lookup: input.lookup,
-    alreadyFinished: input.alreadyFinished,
+    finalEvent: input.finalEvent,
   };
 }

@@ -1,7 +1,14 @@
 import { EventEmitter } from "node:events";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { isSafeId, type Logger, type RenderEvent, type RenderResult, type RenderStatus } from "@renderkit/core";
+import {
+  type FinalRenderEvent,
+  isSafeId,
+  type Logger,
+  type RenderEvent,
+  type RenderResult,
+  type RenderStatus,
+} from "@renderkit/core";
 
 /** What the server remembers of a render: enough for the status endpoint and the redirect path. */
 export interface RenderRecord {
@@ -19,6 +26,9 @@ export interface RenderRecord {
   expiresAt: number;
   /** Seconds a sync request for this render waits before redirecting. */
   redirectAfter?: number;
+  /** When the render's work started and ended (epoch ms), once it ended. */
+  startTime?: number;
+  endTime?: number;
 }
 
 const TERMINAL = new Set<RenderStatus>(["succeeded", "failed"]);
@@ -73,12 +83,16 @@ export class RenderStore {
         const { path: _path, renderId: _id, ...result } = event.result;
         record.status = "succeeded";
         record.result = result;
+        record.startTime = event.startTime;
+        record.endTime = event.endTime;
         break;
       }
       case "render.failed":
         record.status = "failed";
         record.reason = event.reason;
         record.code = event.code;
+        record.startTime = event.startTime;
+        record.endTime = event.endTime;
         break;
     }
     this.records.set(record.renderId, record);
@@ -148,10 +162,21 @@ export class RenderStore {
     return record.expiresAt > Date.now() ? record : undefined;
   }
 
-  /** True when the render already ended (a redelivered job must not run twice). */
-  async finished(renderId: string): Promise<boolean> {
+  /**
+   * The final event of a render whose end is on record, rebuilt from the record (a redelivered
+   * job must not run twice, and its notifiers are told the outcome clients already see).
+   */
+  async finalEvent(renderId: string): Promise<FinalRenderEvent | undefined> {
     const record = await this.get(renderId);
-    return record !== undefined && TERMINAL.has(record.status);
+    if (!record || !TERMINAL.has(record.status)) return undefined;
+    const startTime = record.startTime ?? record.createdAt;
+    const endTime = record.endTime ?? startTime;
+    if (record.status === "failed") {
+      const code = record.code ?? "EngineResponseNotOkError";
+      return { type: "render.failed", renderId, code, reason: record.reason ?? "The render failed", startTime, endTime };
+    }
+    const result = { ...record.result, renderId } as RenderResult;
+    return { type: "render.succeeded", renderId, result, startTime, endTime };
   }
 
   /** Resolves with the record once the render ended, or with its current state after `timeoutMs`. */

@@ -137,7 +137,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       maxQueued: config.maxQueued,
       renderTtlSeconds: ttlMs / 1000,
       adblock: config.adblock,
-      alreadyFinished: (renderId) => records.finished(renderId),
+      finalEvent: (renderId) => records.finalEvent(renderId),
     });
   } catch (error) {
     await listener.close();

@@ -9,7 +9,7 @@ import type { ServerConfig } from "./types.js";
 export function serverOptionTable(config: Pick<ServerConfig, "redirectAfter" | "maxRedirectAfter">) {
   return {
     webhookUrl: str(
-      "Address that receives a signed POST (render.succeeded or render.failed) when an async render ends; public addresses only.",
+      "Address that receives a signed POST (render.succeeded or render.failed) when the render ends; public addresses only.",
       { maxLength: 2048 },
     ),
     redirectAfter: num("Seconds a sync request waits before answering 307 with the address to wait at.", {

@@ -168,4 +168,45 @@ describe("durability", () => {
     child.kill("SIGTERM");
     await new Promise((r) => child?.once("exit", r));
   }, 180_000);
+
+  it("a render still running when the drain bound ends is not failed: it resumes on the next start", async () => {
+    const slow = await listenLocal(() => ({ body: "<h1>slow but fine</h1>", delayMs: 6_000 }));
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const configFile = join(dir, "cut.json");
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        port,
+        host: "127.0.0.1",
+        dataDir: join(dir, "cut-data"),
+        allowPrivateNetworks: ["127.0.0.1"],
+        drainSeconds: 1,
+        projects: [{ ...PROJECT_A, rateLimit: { requests: 1000, perSeconds: 60 } }],
+      }),
+    );
+    try {
+      child = await serve(configFile, url);
+      const created = await api(url, "/v1/render/async", { json: { url: `${slow.url}/cut` }, key: PROJECT_A.secretKey });
+      const id = created.body.renderId as string;
+      await expect.poll(() => slow.requests.length, { timeout: 20_000 }).toBeGreaterThan(0);
+      const running = child;
+      running.kill("SIGTERM");
+      await new Promise((r) => running.once("exit", r));
+      child = await serve(configFile, url);
+      const seen = new Set<string>();
+      let status = "";
+      for (let i = 0; i < 300 && status !== "succeeded" && status !== "failed"; i++) {
+        status = (await api(url, `/v1/render/${id}`, { key: PROJECT_A.secretKey })).body.status;
+        seen.add(status);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      expect(status).toBe("succeeded");
+      expect(seen.has("failed")).toBe(false);
+    } finally {
+      child?.kill("SIGTERM");
+      await new Promise((r) => (child?.exitCode === null ? child.once("exit", r) : r(null)));
+      await slow.close();
+    }
+  }, 120_000);
 });

@@ -37,12 +37,49 @@ describe("RenderStore", () => {
 
     const again = new RenderStore(dir, 60_000, logger);
     expect(await again.get("r1")).toMatchObject({ status: "failed", projectId: "p1" });
-    expect(await again.finished("r1")).toBe(true);
+    // The final event, rebuilt from disk for a redelivered job.
+    expect(await again.finalEvent("r1")).toEqual({
+      type: "render.failed",
+      renderId: "r1",
+      code: "RenderTimeoutError",
+      reason: "too slow",
+      startTime: 1,
+      endTime: 2,
+    });
     expect(await again.get("../etc/passwd")).toBeUndefined();
 
     expect(await again.sweep(Date.now() + 120_000)).toBe(1);
     expect(existsSync(join(dir, "r1.json"))).toBe(false);
     expect(await again.get("r1")).toBeUndefined();
+  });
+
+  it("rebuilds a succeeded render's final event with its result; nothing for one still running", async () => {
+    const store = new RenderStore(dir, 60_000, logger);
+    const meta = { projectId: "p1" };
+    store.apply({ type: "render.created", renderId: "r3", at: Date.now(), meta });
+    expect(await store.finalEvent("r3")).toBeUndefined();
+    const result = {
+      renderId: "r3",
+      renderUrl: "http://x/renders/r3.png",
+      size: 10,
+      renderTime: 5,
+      queueTime: 1,
+      bandwidth: 7,
+      format: "png",
+      contentType: "image/png",
+      key: "r3.png",
+      path: "/data/renders/r3.png",
+      width: 1280,
+    };
+    await store.apply({ type: "render.succeeded", renderId: "r3", result, startTime: 10, endTime: 15, meta });
+    const { path: _path, ...recorded } = result;
+    expect(await new RenderStore(dir, 60_000, logger).finalEvent("r3")).toEqual({
+      type: "render.succeeded",
+      renderId: "r3",
+      result: recorded,
+      startTime: 10,
+      endTime: 15,
+    });
   });
 
   it("times out a wait with the current state", async () => {

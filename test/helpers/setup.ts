@@ -75,10 +75,11 @@ export async function startRenderer(
   allow: readonly string[] = [],
   extra: Omit<CreateRendererOptions, "plugins" | "dataDir" | "allowPrivateNetworks"> = {},
   engine: EngineName = "playwright",
+  more: readonly PluginManifest[] = [],
 ): Promise<TestRenderer> {
   const dataDir = await mkdtemp(join(tmpdir(), "renderkit-e2e-"));
   const renderer = await createRenderer({
-    plugins: [ENGINE_PLUGINS[engine](), imageFormats()],
+    plugins: [ENGINE_PLUGINS[engine](), imageFormats(), ...more],
     dataDir,
     ...(allow.length > 0 ? { allowPrivateNetworks: allow } : {}),
     logger: new ConsoleLogger("silent"),

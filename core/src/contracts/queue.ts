@@ -25,6 +25,11 @@ export interface QueueCounts {
 export interface Queue {
   /** Short name for logs (`memory`, `fs`, `bullmq`). */
   readonly name: string;
+  /**
+   * True when jobs outlive the process: a running job whose signal `close()` aborted is kept and
+   * handed out again on the next start (so the renderer does not report it as failed).
+   */
+  readonly durable?: boolean;
   /** Starts delivering jobs to `handler`, at most `concurrency` at a time. Called once. */
   start(handler: JobHandler, options: { concurrency: number }): Promise<void>;
   /** Adds a job; resolves once the queue holds it. Throws `ServiceUnavailable` when full or closed. */
@@ -33,7 +38,7 @@ export interface Queue {
   counts(): Promise<QueueCounts>;
   /**
    * Stops delivering. Running jobs get `timeoutMs` to finish, then their signal aborts.
-   * Waiting jobs stay stored (durable queues) or are dropped.
+   * Waiting jobs, and with `durable` the aborted running ones, stay stored; otherwise they are dropped.
    */
   close(timeoutMs?: number): Promise<void>;
 }

@@ -43,6 +43,7 @@ function parseJob(text: string): QueueJob | undefined {
  */
 export class FsQueue implements Queue {
   readonly name = "fs";
+  readonly durable = true;
   private readonly maxWaiting: number;
   private handler: JobHandler | undefined;
   private concurrency = 1;
@@ -119,8 +120,8 @@ export class FsQueue implements Queue {
 
   /**
    * Stops delivering; waiting jobs stay on disk. Running jobs get `timeoutMs`, then their signal
-   * aborts with `TimedOutError`; a job still running when close returns keeps its file in
-   * `active/` and is redelivered by the next start.
+   * aborts with `TimedOutError`; an aborted job, and one still running when close returns, keeps
+   * its file in `active/` and is redelivered by the next start (one attempt further).
    */
   async close(timeoutMs = 30_000): Promise<void> {
     this.closed = true;
@@ -224,7 +225,8 @@ export class FsQueue implements Queue {
     } catch {
       // Throwing marks the job done-with-error (contract): no retry here.
     }
-    if (!this.detached) await rm(file, { force: true }).catch(() => undefined);
+    // A job cut short by close() is not done: its file stays for the next start.
+    if (!this.detached && !signal.aborted) await rm(file, { force: true }).catch(() => undefined);
     this.active.delete(job.id);
     this.ids.delete(job.id);
     this.pump();

@@ -8,6 +8,7 @@ import { withTimeout } from "../util/timeout.js";
  */
 export class MemoryQueue implements Queue {
   readonly name = "memory";
+  readonly durable = false;
   private handler: JobHandler | undefined;
   private concurrency = 1;
   private readonly waiting: QueueJob[] = [];
