@@ -94,5 +94,6 @@ export { DEFAULT_ADBLOCK_LISTS, type RendererSettings, resolveSettings } from ".
 export { ENGINE, FORMATTER, LOGGER, NOTIFIER, QUEUE, SETTINGS, STORAGE } from "./tokens.js";
 export { isSafeId, newRenderId, type RenderOrigin } from "./util/ids.js";
 export { Semaphore } from "./util/semaphore.js";
+export { ownedTempDir, sweepStaleTempDirs } from "./util/temp-dir.js";
 export { abortReason, raceSignal, sleep, withTimeout } from "./util/timeout.js";
 export { writeAtomic } from "./util/write-atomic.js";

@@ -1,8 +1,7 @@
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { abortReason, RenderError } from "@renderkit/core";
+import { abortReason, ownedTempDir, RenderError } from "@renderkit/core";
 
 /** Last bytes of stderr kept for the error message; poppler can print a line per broken object. */
 const STDERR_LIMIT = 4096;
@@ -21,7 +20,7 @@ export interface PdfToSvgOptions {
  * is SIGKILLed on abort or timeout; the directory is removed only after the process has exited.
  */
 export async function pdfToSvg(pdf: Uint8Array, options: PdfToSvgOptions): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "renderkit-svg-"));
+  const dir = await ownedTempDir("renderkit-svg-");
   try {
     const input = join(dir, "page.pdf");
     const output = join(dir, "page.svg");

@@ -1,11 +1,11 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import {
   type FormatContext,
   type FormatOutput,
   type FormatSpec,
   type Formatter,
+  ownedTempDir,
   type PageSession,
   RenderError,
 } from "@renderkit/core";
@@ -86,7 +86,7 @@ export class VideoFormatter implements Formatter {
     const plan = this.validate(context.options, context.format);
     const { signal, logger } = context;
     const { path } = findFfmpeg(this.settings.ffmpegPath);
-    const dir = await mkdtemp(join(tmpdir(), "renderkit-video-"));
+    const dir = await ownedTempDir("renderkit-video-");
     let ffmpeg: FfmpegProcess | undefined;
     try {
       const output = join(dir, `video.${context.format.extension}`);
