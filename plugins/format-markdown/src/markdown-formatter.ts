@@ -7,7 +7,8 @@ import {
   type PageSession,
   RenderError,
 } from "@renderkit/core";
-import { escapeMarkdown, htmlToMarkdown, tidyMarkdown } from "./html-to-markdown.js";
+import { convertOffThread } from "./convert-off-thread.js";
+import { escapeMarkdown, tidyMarkdown } from "./html-to-markdown.js";
 import { MARKDOWN_OPTIONS } from "./options.js";
 import { type PageExtract, type PageExtractArgs, pageScript } from "./page-script.js";
 
@@ -69,7 +70,7 @@ export class MarkdownFormatter implements Formatter {
       truncated = html.length > MAX_NODE_HTML_CHARS;
       if (truncated) html = html.slice(0, MAX_NODE_HTML_CHARS);
       context.logger.debug("converting markdown in node", { renderId: context.renderId, htmlChars: html.length });
-      markdown = htmlToMarkdown(html, extract.baseUrl);
+      markdown = await convertOffThread(html, extract.baseUrl, signal);
     }
     const title = extract.title.replace(/\s+/g, " ").trim();
     if (extract.extracted && !extract.hasH1 && title) markdown = `# ${escapeMarkdown(title)}\n\n${markdown}`;

@@ -101,6 +101,28 @@ describe("md format (real Chromium)", () => {
     expect(broken.md).toBe(normal.md);
   });
 
+  it("converting in Node runs off the main thread: a page built to make turndown slow stalls nothing else", async () => {
+    // Deep nesting times many lines is quadratic in turndown; ~4 s of conversion here.
+    const html = `<body><script>Array.prototype.reduce = function () { throw 0 }; let p = document.body;
+      for (let i = 0; i < 200; i++) { const b = document.createElement("blockquote"); p.appendChild(b); p = b }
+      p.innerHTML = "x<br>".repeat(20000)</script></body>`;
+    let last = performance.now();
+    let worstLag = 0;
+    const ticker = setInterval(() => {
+      const now = performance.now();
+      worstLag = Math.max(worstLag, now - last - 50);
+      last = now;
+    }, 50);
+    try {
+      const { md } = await markdown({ html });
+      expect(md.split("\n").filter((line) => /^(> )+x\s*$/.test(line)).length).toBeGreaterThan(19_000);
+    } finally {
+      clearInterval(ticker);
+    }
+    // Converting on the main thread blocked timers for the whole conversion (seconds).
+    expect(worstLag).toBeLessThan(1_000);
+  });
+
   it("keeps the whole page by default: navigation, sidebar and footer included", async () => {
     const { md } = await markdown({ url: `${site.url}/news/harbour` });
     expect(md).toContain("NAV-News");

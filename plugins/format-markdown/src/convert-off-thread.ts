@@ -1,0 +1,46 @@
+import { Worker } from "node:worker_threads";
+import { abortReason, RenderError } from "@renderkit/core";
+
+/** Longest a conversion in Node may take, whatever the render's own budget. */
+export const NODE_CONVERT_TIMEOUT_MS = 30_000;
+
+/**
+ * Converts HTML to markdown in a worker thread, so a page built to make turndown slow (deep
+ * nesting times many lines is quadratic) never stalls the process's other requests. The worker is
+ * terminated on abort and after `timeoutMs`, and its heap is bounded.
+ */
+export function convertOffThread(
+  html: string,
+  baseUrl: string,
+  signal: AbortSignal,
+  timeoutMs = NODE_CONVERT_TIMEOUT_MS,
+): Promise<string> {
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  const worker = new Worker(new URL("./convert-worker.js", import.meta.url), {
+    workerData: { html, baseUrl },
+    resourceLimits: { maxOldGenerationSizeMb: 512 },
+  });
+  return new Promise<string>((resolve, reject) => {
+    let settled = false;
+    const finish = (error: Error | undefined, markdown?: string) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+      void worker.terminate();
+      if (error) reject(error);
+      else resolve(markdown ?? "");
+    };
+    const onAbort = () => finish(abortReason(signal));
+    const timer = setTimeout(
+      () => finish(new RenderError("RenderTimeoutError", `Converting the page to markdown took over ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    signal.addEventListener("abort", onAbort, { once: true });
+    worker.once("message", (markdown: string) => finish(undefined, markdown));
+    worker.once("error", (error) =>
+      finish(new RenderError("EngineResponseNotOkError", `Converting the page to markdown failed: ${error.message}`)),
+    );
+    worker.once("exit", (code) => finish(new RenderError("EngineResponseNotOkError", `The markdown worker exited (${code})`)));
+  });
+}
