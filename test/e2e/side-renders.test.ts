@@ -83,6 +83,23 @@ forEachEngine((engine) => {
       expect(result.metadataUrl).toBeUndefined();
     });
 
+    it("keeps a page's metadata within bounds: 2,048 characters a value, 100 og/twitter fields", async () => {
+      const html = `<title>${"t".repeat(5_000)}</title><script>
+        for (let i = 0; i < 500; i++) {
+          const m = document.createElement("meta");
+          m.setAttribute("property", "og:k" + i);
+          m.setAttribute("content", "v".repeat(100_000));
+          document.head.appendChild(m);
+        }</script>`;
+      const result = await rk.renderer.render({ html, metadata: true });
+      const metadata = result.metadata as Record<string, string | null>;
+      expect(metadata.title).toHaveLength(2_048);
+      const extra = Object.keys(metadata).filter((key) => key.startsWith("og"));
+      expect(extra).toHaveLength(100);
+      expect(Math.max(...extra.map((key) => (metadata[key] ?? "").length))).toBe(2_048);
+      expect(JSON.stringify(metadata).length).toBeLessThan(300_000);
+    });
+
     it("falls back sensibly on a page without metadata", async () => {
       const result = await rk.renderer.render({ html: "<p>bare</p>", metadata: true });
       expect(result.metadata).toMatchObject({ urlRequested: null, title: null, description: null, canonical: null, image: null });

@@ -121,9 +121,12 @@ export const CORE_OPTIONS = {
       "<div class='url text left grow'></div><div class='text right'><span class='pageNumber'></span>/<span class='totalPages'></span></div>",
   }),
 
-  metadata: bool("Add the page's metadata (title, description, Open Graph, Twitter...) to the result as `metadata`.", {
-    default: false,
-  }),
+  metadata: bool(
+    "Add the page's metadata (title, description, Open Graph, Twitter...) to the result as `metadata`; values are cut at 2,048 characters, at most 100 `og*`/`twitter*` fields.",
+    {
+      default: false,
+    },
+  ),
   saveHtml: bool("Also store the rendered HTML; adds `htmlUrl` to the result.", { default: false }),
   saveMarkdown: bool("Also store the page as markdown; adds `markdownUrl` (needs the md format).", { default: false }),
   saveMetadata: bool("Also store the metadata as JSON; adds `metadataUrl` and `metadata`.", { default: false }),

@@ -21,13 +21,37 @@ export interface PageMetadata {
   [key: `twitter${string}`]: string;
 }
 
+/** Longest value kept (a page may carry megabytes in one meta tag). */
+const MAX_VALUE_CHARS = 2048;
+/** Most `og*` / `twitter*` fields kept. */
+const MAX_EXTRA_FIELDS = 100;
+
+/**
+ * Keeps what the page script returned within bounds whatever the page did to the built-ins it
+ * uses: string or null values only, each cut to `MAX_VALUE_CHARS`, at most the fixed fields and
+ * `MAX_EXTRA_FIELDS` others.
+ */
+function bounded(found: unknown): Record<string, string | null> {
+  const out: Record<string, string | null> = {};
+  if (!found || typeof found !== "object") return out;
+  let count = 0;
+  for (const [key, value] of Object.entries(found)) {
+    if (count >= MAX_EXTRA_FIELDS + 12 || key.length > 100 || key === "__proto__") continue;
+    if (value !== null && typeof value !== "string") continue;
+    out[key] = typeof value === "string" ? value.slice(0, MAX_VALUE_CHARS) : null;
+    count++;
+  }
+  return out;
+}
+
 /**
  * Runs in the page: reads the document's own metadata (meta tags, links, JSON-LD) and resolves
  * addresses against the document. Our own extractor: no library fetches or parses the page again.
  */
 const EXTRACT = `() => {
-  const abs = (v) => { if (!v) return null; try { return new URL(v, document.baseURI).href; } catch { return null; } };
-  const text = (v) => (typeof v === "string" && v.trim() !== "" ? v.trim() : null);
+  const cap = (v) => (v.length > ${MAX_VALUE_CHARS} ? v.slice(0, ${MAX_VALUE_CHARS}) : v);
+  const abs = (v) => { if (!v) return null; try { return cap(new URL(v, document.baseURI).href); } catch { return null; } };
+  const text = (v) => (typeof v === "string" && v.trim() !== "" ? cap(v.trim()) : null);
   const meta = (attr, key) => {
     for (const el of document.querySelectorAll("meta[" + attr + "]")) {
       if ((el.getAttribute(attr) || "").toLowerCase() === key) return text(el.getAttribute("content"));
@@ -53,19 +77,24 @@ const EXTRACT = `() => {
     date: meta("property", "article:published_time") || meta("name", "date") || meta("itemprop", "datepublished") || fromLd("datePublished") || text(document.querySelector("time[datetime]")?.getAttribute("datetime")),
     image: abs(meta("property", "og:image") || meta("name", "twitter:image") || meta("property", "twitter:image")),
   };
+  let extra = 0;
   for (const el of document.querySelectorAll("meta[property], meta[name]")) {
-    const key = (el.getAttribute("property") || el.getAttribute("name") || "").toLowerCase();
+    if (extra >= ${MAX_EXTRA_FIELDS}) break;
+    const key = (el.getAttribute("property") || el.getAttribute("name") || "").toLowerCase().slice(0, 100);
     const value = text(el.getAttribute("content"));
     if (!value || !/^(og|twitter):/.test(key)) continue;
     const name = camel(key);
-    if (!(name in out)) out[name] = /(image|url)$/i.test(key) && !/:(width|height|type|alt)$/.test(key) ? abs(value) || value : value;
+    if (!(name in out)) {
+      out[name] = /(image|url)$/i.test(key) && !/:(width|height|type|alt)$/.test(key) ? abs(value) || value : value;
+      extra++;
+    }
   }
   return out;
 }`;
 
 /** Extracts the page's metadata, with the addresses and status the render saw. */
 export async function extractMetadata(session: PageSession, urlRequested: string | undefined): Promise<PageMetadata> {
-  const found = await session.evaluate<Record<string, string | null>>(EXTRACT);
+  const found = bounded(await session.evaluate<unknown>(EXTRACT));
   return {
     urlRequested: urlRequested ?? null,
     urlResolved: session.response.url,
