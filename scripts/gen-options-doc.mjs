@@ -55,7 +55,7 @@ function meaning(spec) {
   const aliases = spec.aliases?.length ? ` Also spelled ${spec.aliases.map(code).join(", ")}.` : "";
   const synonyms = Object.entries(spec.synonyms ?? {}).map(([from, to]) => `${code(from)} for ${code(to)}`);
   const accepts = synonyms.length ? ` Also accepts ${synonyms.join(", ")}.` : "";
-  return (spec.planned ? "**Accepted, ignored (planned).** " : "") + spec.doc + aliases + accepts;
+  return (spec.serverOnly ? "**Server only** (the library ignores it). " : "") + spec.doc + aliases + accepts;
 }
 
 /** Defaults too long for a table cell (HTML templates) are listed under the table. */
@@ -84,7 +84,8 @@ Format plugins may add options of their own; their READMEs list them.
 - A missing option means its default. A value out of bounds fails the render with \`InvalidOptions\`
   naming the option.
 - Unknown options are accepted and ignored, and reported back as ignored. Options marked
-  _accepted, ignored (planned)_ are known but not implemented yet; they are reported as ignored too.
+  **server only** are handled by the HTTP server (\`renderkit serve\`, with the operator's bounds);
+  the embedded library accepts them and reports them as ignored.
 - \`format\` must be one of the formats the installed plugins provide (\`pdf\` is built in).
 
 | Option | Type | Default | Bounds | Meaning |

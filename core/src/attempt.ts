@@ -5,9 +5,10 @@ import type { Storage } from "./contracts/storage.js";
 import { RenderError } from "./errors.js";
 import type { AddressPolicy } from "./network/address-policy.js";
 import type { RenderOptions } from "./options/catalogue.js";
-import { preparePage } from "./page/prepare.js";
+import { preparationBudgetMs, preparePage } from "./page/prepare.js";
 import { pageSettings, pageTarget } from "./page/settings.js";
 import type { AdBlocker, AdblockLists } from "./prepare/adblock/index.js";
+import type { FormatterRegistry } from "./registry.js";
 import { renderAddress } from "./render-address.js";
 import type { RendererSettings } from "./settings.js";
 import { type SideFormatters, sideRenders } from "./side-renders.js";
@@ -52,6 +53,23 @@ export function checkCapabilities(engine: Engine, format: FormatSpec): void {
       { details: { option: "engine" } },
     );
   }
+}
+
+/**
+ * How long one attempt may take before its stall guard aborts it: the page's own time limits
+ * (`timeout`, `delay`, two `wait_timeout`s) plus 15 s, at least `attemptTimeoutMs`, plus what the
+ * format and the page preparation need on top.
+ */
+export function attemptBudget(options: RenderOptions, settings: RendererSettings, formatters: FormatterRegistry): number {
+  let extra = 0;
+  try {
+    const { formatter, spec } = formatters.get(options.format);
+    extra = formatter.extraTimeMs?.(options, spec) ?? 0;
+  } catch {
+    // An unknown format fails inside the attempt with its own error.
+  }
+  const page = options.timeout + options.delay + options.waitTimeout * 2 + 15_000;
+  return Math.max(settings.attemptTimeoutMs, page) + extra + preparationBudgetMs(options);
 }
 
 /** One attempt: open, prepare, format, store. The page is closed on every path. */

@@ -1,8 +1,8 @@
-import { checkCapabilities, runAttempt } from "./attempt.js";
+import { attemptBudget, checkCapabilities, runAttempt } from "./attempt.js";
 import type { Engine } from "./contracts/engine.js";
 import type { Logger } from "./contracts/logger.js";
 import type { Notifier } from "./contracts/notifier.js";
-import type { Queue, QueueJob } from "./contracts/queue.js";
+import type { Queue, QueueCounts, QueueJob } from "./contracts/queue.js";
 import type { ByteRange, Storage, StoredObject } from "./contracts/storage.js";
 import { ERROR_CODES, type ErrorCode, RenderError, toRenderError } from "./errors.js";
 import type { RenderResult } from "./events.js";
@@ -10,7 +10,7 @@ import { AddressPolicy } from "./network/address-policy.js";
 import type { RenderOptions } from "./options/catalogue.js";
 import { indexTable, type ParsedOptions, parseOptions } from "./options/parse.js";
 import type { OptionTable } from "./options/spec.js";
-import { checkPageOptions, preparationBudgetMs } from "./page/prepare.js";
+import { checkPageOptions } from "./page/prepare.js";
 import type { AdblockLists } from "./prepare/adblock/index.js";
 import type { EngineRegistry, FormatterRegistry } from "./registry.js";
 import { RenderEvents, type RenderListener } from "./render-events.js";
@@ -157,6 +157,11 @@ export class Renderer {
     return done;
   }
 
+  /** Renders waiting and running in this renderer's queue (health checks, back-pressure). */
+  queueCounts(): Promise<QueueCounts> {
+    return this.parts.queue.counts();
+  }
+
   /** Reads a stored render (or a byte range of it). */
   read(key: string, range?: ByteRange): Promise<StoredObject | undefined> {
     return this.parts.storage.get(key, range);
@@ -186,17 +191,7 @@ export class Renderer {
     for (let attempt = job.attempt; attempt <= settings.maxAttempts; attempt++) {
       await this.events.emit({ type: "render.started", renderId: job.id, attempt, at: Date.now() }, meta);
       const controller = new AbortController();
-      let extra = 0;
-      try {
-        const { formatter, spec } = this.parts.formatters.get(options.format);
-        extra = formatter.extraTimeMs?.(options, spec) ?? 0;
-      } catch {
-        // An unknown format fails inside the attempt with its own error.
-      }
-      const budget =
-        Math.max(settings.attemptTimeoutMs, options.timeout + options.delay + options.waitTimeout * 2 + 15_000) +
-        extra +
-        preparationBudgetMs(options);
+      const budget = attemptBudget(options, settings, this.parts.formatters);
       const timer = setTimeout(
         () => controller.abort(new RenderError("RenderTimeoutError", `The render stalled for ${budget} ms`, { retryable: true })),
         budget,

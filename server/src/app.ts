@@ -10,20 +10,20 @@ import { renderRoutes } from "./routes/render.js";
 
 const newRequestId = () => `req_${randomUUID()}`;
 
-/** Paths the API knows, for 405 answers to other methods. */
-const KNOWN = [
-  "/v1/render/sync",
-  "/v1/render/async",
-  "/v1/render",
-  "/v1/screenshot",
-  "/v1/screenshot/async",
-  "/v1/render/sync/:renderId",
-  "/v1/render/:renderId",
-  "/health",
-  "/ready",
-  "/v1/openapi.json",
-  "/renders/:key",
-];
+/** Paths the API knows and their methods, for 405 answers (with `Allow`) to other methods. */
+const KNOWN: Record<string, string> = {
+  "/v1/render/sync": "POST",
+  "/v1/render/async": "POST",
+  "/v1/render": "GET, HEAD, POST",
+  "/v1/screenshot": "POST",
+  "/v1/screenshot/async": "POST",
+  "/v1/render/sync/:renderId": "GET, POST",
+  "/v1/render/:renderId": "GET, HEAD",
+  "/health": "GET, HEAD",
+  "/ready": "GET, HEAD",
+  "/v1/openapi.json": "GET, HEAD",
+  "/renders/:key": "GET, HEAD",
+};
 
 /**
  * Builds the HTTP app: a fetch function (`app.fetch(request)`), served by listhen through
@@ -52,7 +52,12 @@ export function createApp(ctx: AppContext): H3 {
     if (response instanceof Response) {
       response.headers.set("x-request-id", requestId);
       for (const [name, value] of Object.entries(answerHeaders(event))) {
-        if (!response.headers.has(name)) response.headers.set(name, value);
+        try {
+          if (!response.headers.has(name)) response.headers.set(name, value);
+        } catch (error) {
+          // A value a header cannot carry is dropped, never turned into a 500 after the work was done.
+          ctx.logger.warn("a response header was dropped", { requestId, header: name, error: String(error) });
+        }
       }
     }
     return response;
@@ -61,9 +66,9 @@ export function createApp(ctx: AppContext): H3 {
   linkRoutes(app, ctx);
   fileRoutes(app, ctx);
   metaRoutes(app, ctx);
-  for (const path of KNOWN) {
+  for (const [path, allow] of Object.entries(KNOWN)) {
     app.all(path, () => {
-      throw new HttpProblem(405, "Method not allowed for this path");
+      throw new HttpProblem(405, `Method not allowed for this path (allowed: ${allow})`, undefined, { allow });
     });
   }
   app.all("/**", () => {

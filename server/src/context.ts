@@ -1,4 +1,5 @@
 import type { Logger, Renderer } from "@renderkit/core";
+import type { ProjectLoad } from "./http/project-load.js";
 import type { RateLimits } from "./http/rate-limit.js";
 import type { ProjectStore } from "./projects.js";
 import type { RenderStore } from "./render-store.js";
@@ -10,6 +11,8 @@ export interface AppContext {
   store: RenderStore;
   projects: ProjectStore;
   limits: RateLimits;
+  /** Renders each project has waiting or running (`maxQueuedPerProject`). */
+  load: ProjectLoad;
   config: ServerConfig;
   logger: Logger;
   /** Public base address without a trailing slash. */

@@ -2,7 +2,7 @@ import { type OptionSpec, type OptionTable, snakeName } from "@renderkit/core";
 
 /** JSON Schema of one option, from the same spec that validates requests. */
 function schemaOf(spec: OptionSpec): Record<string, unknown> {
-  const base: Record<string, unknown> = { description: spec.planned ? `${spec.doc} (accepted, not yet used)` : spec.doc };
+  const base: Record<string, unknown> = { description: spec.doc };
   switch (spec.type) {
     case "boolean":
       return { ...base, type: "boolean", ...(spec.default !== undefined ? { default: spec.default } : {}) };

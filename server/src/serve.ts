@@ -1,6 +1,8 @@
+import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import { join } from "node:path";
+import type { Duplex } from "node:stream";
 import { ConsoleLogger, createRenderer, definePlugin, FsQueue, type Logger, QUEUE, type Renderer } from "@renderkit/core";
 import { playwright } from "@renderkit/engine-playwright";
 import { puppeteer } from "@renderkit/engine-puppeteer";
@@ -13,6 +15,7 @@ import { toNodeHandler } from "h3";
 import { listen } from "listhen";
 import { createApp } from "./app.js";
 import type { AppContext } from "./context.js";
+import { ProjectLoad } from "./http/project-load.js";
 import { RateLimits } from "./http/rate-limit.js";
 import { ProjectStore } from "./projects.js";
 import { RenderStore } from "./render-store.js";
@@ -46,6 +49,28 @@ async function freePort(host: string): Promise<number> {
   const address = probe.address();
   await new Promise<void>((resolve) => probe.close(() => resolve()));
   return typeof address === "object" && address ? address.port : 0;
+}
+
+/**
+ * Requests Node refuses before the app sees them (headers too large, a malformed request line or
+ * Content-Length) get the API's error body too, then the connection closes.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === "ECONNRESET" || !socket.writable) return void socket.destroy();
+  const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+  const reason = status === 431 ? "Request Header Fields Too Large" : status === 408 ? "Request Timeout" : "Bad Request";
+  const message =
+    status === 431
+      ? "The request headers are too large"
+      : status === 408
+        ? "The request took too long"
+        : "Malformed HTTP request";
+  const code = status === 431 ? "HeadersTooLarge" : status === 408 ? "TimedOutError" : "BadRequest";
+  const body = JSON.stringify({ error: { message, code }, requestId: `req_${randomUUID()}` });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** The embedded durable queue: renders accepted with 201 survive a crash (kill -9) and resume. */
@@ -103,6 +128,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       autoClose: false,
     } as Parameters<typeof listen>[1],
   );
+  listener.server.on("clientError", (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket));
   const address = listener.server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
   if (port !== wanted) {
@@ -143,7 +169,11 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     await listener.close();
     throw error;
   }
-  renderer.on((event) => records.apply(event));
+  const load = new ProjectLoad();
+  renderer.on((event) => {
+    load.apply(event);
+    return records.apply(event);
+  });
   const sweeper = setInterval(() => void records.sweep().catch(() => undefined), 3_600_000);
   sweeper.unref();
   const ctx: AppContext = {
@@ -151,6 +181,7 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
     store: records,
     projects,
     limits: new RateLimits(),
+    load,
     config,
     logger,
     baseUrl,

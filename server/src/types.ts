@@ -35,6 +35,11 @@ export interface ServerConfig {
   concurrency: number;
   /** Waiting renders beyond which requests get 503. Default 100. */
   maxQueued: number;
+  /**
+   * Renders one project may have waiting or running at once; more get 429. Default: half of
+   * `maxQueued` when the server has more than one project, else `maxQueued`.
+   */
+  maxQueuedPerProject?: number;
   /** Largest request body in bytes. Default 6 MiB (html may be 5 MiB). */
   maxBodyBytes: number;
   /** Default and maximum of `redirect_after` in seconds. Default 95 and 95. */

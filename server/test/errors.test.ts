@@ -126,6 +126,30 @@ describe("bad requests", () => {
     await new Promise((r) => setTimeout(r, 200));
     expect((await api(server.url, "/health")).status).toBe(200);
   });
+  it("answers what Node refuses itself (huge headers, a malformed Content-Length) with the error body", async () => {
+    const { port } = new URL(server.url);
+    const raw = (request: string) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(Number(port), "127.0.0.1");
+        let answer = "";
+        socket.on("data", (chunk: Buffer) => {
+          answer += chunk.toString();
+        });
+        socket.on("error", () => undefined);
+        socket.on("close", () => resolve(answer));
+        socket.write(request);
+      });
+    const huge = await raw(`GET /health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(70_000)}\r\n\r\n`);
+    expect(huge).toMatch(/^HTTP\/1\.1 431 /);
+    expect(JSON.parse(huge.slice(huge.indexOf("\r\n\r\n") + 4))).toMatchObject({ error: { code: "HeadersTooLarge" } });
+    const badLength = await raw("POST /v1/render/async HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n");
+    expect(badLength).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(badLength.slice(badLength.indexOf("\r\n\r\n") + 4))).toMatchObject({
+      error: { code: "BadRequest" },
+      requestId: expect.stringMatching(/^req_/),
+    });
+    expect((await api(server.url, "/health")).status).toBe(200);
+  });
   it("answers 400 with the error body for a malformed escape in the path", async () => {
     for (const path of ["/v1/render/%E0%A4%A", "/renders/%E0%A4%A.png", "/nope%E0%A4%A"]) {
       expectError(await api(server.url, path, { key: A }), 400);
@@ -145,14 +169,44 @@ describe("bad requests", () => {
 
 describe("routes", () => {
   it("answers 404 with the error body for unknown routes", async () => {
-    expectError(await api(server.url, "/nope/nothing/here/at/all/x", { key: A }), 404);
+    expectError(await api(server.url, "/nope/nothing/here/at/all/x", { key: A }), 404, "NotFound");
   });
-  it("answers 405 for a wrong method on a known path", async () => {
-    expectError(await api(server.url, "/v1/render/sync", { method: "GET", key: A }), 405);
-    expectError(await api(server.url, "/v1/render/async", { method: "PUT", key: A }), 405);
+  it("answers 405 for a wrong method on a known path, with Allow", async () => {
+    const get = await api(server.url, "/v1/render/sync", { method: "GET", key: A });
+    expectError(get, 405, "MethodNotAllowed");
+    expect(get.headers.get("allow")).toBe("POST");
+    expectError(await api(server.url, "/v1/render/async", { method: "PUT", key: A }), 405, "MethodNotAllowed");
+  });
+  it("answers HEAD wherever GET works, with GET's status and no body", async () => {
+    for (const path of ["/health", "/ready", "/v1/openapi.json"]) {
+      const head = await fetch(`${server.url}${path}`, { method: "HEAD" });
+      expect(head.status, path).toBe(200);
+      expect(await head.text(), path).toBe("");
+    }
+    const created = await api(server.url, "/v1/render/async", { json: { html: "<p>x</p>" }, key: A });
+    const head = await fetch(`${server.url}/v1/render/${created.body.renderId}`, {
+      method: "HEAD",
+      headers: { authorization: `Bearer ${A}` },
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toContain("application/json");
+    const unknown = await fetch(`${server.url}/v1/render/nope`, { method: "HEAD", headers: { authorization: `Bearer ${A}` } });
+    expect(unknown.status).toBe(404);
+  });
+  it("names ignored options a header cannot carry percent-encoded, never answering 500", async () => {
+    const answer = await api(server.url, "/v1/render/async", {
+      json: { html: "<p>x</p>", ключ: 1, "a\r\nX-Injected: 1": 2, "😀": 3 },
+      key: A,
+    });
+    expect(answer.status).toBe(201);
+    expect(answer.headers.get("x-injected")).toBeNull();
+    expect(answer.headers.get("x-ignored-options")).toBe(
+      `${encodeURIComponent("ключ")}, ${encodeURIComponent("a\r\nX-Injected: 1")}, ${encodeURIComponent("😀")}`,
+    );
   });
   it("serves /health, /ready and the OpenAPI document", async () => {
     expect((await api(server.url, "/health")).status).toBe(200);
+    expect((await api(server.url, "/ready")).body.queue).toEqual({ waiting: expect.any(Number), active: expect.any(Number) });
     expect((await api(server.url, "/health", { method: "HEAD" })).status).toBe(200);
     expect((await api(server.url, "/ready")).body.status).toBe("ready");
     const doc = await api(server.url, "/v1/openapi.json");

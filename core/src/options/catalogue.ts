@@ -132,12 +132,15 @@ export const CORE_OPTIONS = {
   saveMetadata: bool("Also store the metadata as JSON; adds `metadataUrl` and `metadata`.", { default: false }),
 
   ...PAGE_OPTIONS,
-  webhookUrl: str("Address that receives a POST when an async render ends.", { maxLength: 2048, planned: true }),
-  redirectAfter: num("Seconds a sync request waits before answering with a redirect.", {
+  webhookUrl: str("Address that receives a signed POST (render.succeeded or render.failed) when the render ends.", {
+    maxLength: 2048,
+    serverOnly: true,
+  }),
+  redirectAfter: num("Seconds a sync request waits before answering 307 with the address to wait at (server default 95).", {
     min: 1,
     max: 95,
     integer: true,
-    planned: true,
+    serverOnly: true,
   }),
 } as const;
 

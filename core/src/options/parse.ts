@@ -169,7 +169,7 @@ export function parseOptions(input: Record<string, unknown>, ctx: ParseContext, 
   for (const [sent, raw] of Object.entries(input)) {
     const name = index.get(camelize(sent));
     const spec = name ? ctx.table[name] : undefined;
-    if (!name || !spec || spec.planned) {
+    if (!name || !spec || spec.serverOnly) {
       ignored.push(sent);
       continue;
     }

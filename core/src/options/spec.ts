@@ -7,8 +7,11 @@ interface BaseSpec {
   doc: string;
   /** Other accepted names (any spelling; matched after camelCase normalisation). */
   aliases?: readonly string[];
-  /** Accepted and reported as ignored until the issue that implements it lands. */
-  planned?: boolean;
+  /**
+   * Handled by the HTTP server (`@renderkit/server` takes it out before the renderer parses the
+   * rest); the library accepts it and reports it as ignored.
+   */
+  serverOnly?: boolean;
 }
 
 export interface BooleanSpec extends BaseSpec {

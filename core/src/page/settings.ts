@@ -15,6 +15,11 @@ const CONTROL = /[\u0000-\u001f\u007f]/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
 const CONTROL_BUT_TAB = /[\u0000-\u0008\u000a-\u001f\u007f]/;
 
+/** RFC 6265 cookie-name: an HTTP token. */
+const COOKIE_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
+/** A cookie Domain: a host name (optionally with a leading dot) or an IPv4 address. */
+const HOST_NAME = /^\.?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
 /** Headers the browser owns: a request may not set them (the connection, framing and target). */
 const BROWSER_HEADERS = /^(host|content-length|transfer-encoding|connection|keep-alive|upgrade|te|trailer|expect|proxy-.*)$/;
 
@@ -59,18 +64,24 @@ export function userAgentFor(value: string | undefined): string | undefined {
 /** `name=value; Domain=..; Path=..; HttpOnly; Secure; SameSite=..` → cookie specs. */
 export function parseCookies(lines: readonly string[] = []): CookieSpec[] {
   return lines.map((line) => {
+    if (CONTROL.test(line)) throw badOption("cookies", "must not contain control characters");
     const [pair = "", ...attrs] = line.split(";");
     const eq = pair.indexOf("=");
     if (eq <= 0) throw badOption("cookies", `entry "${line.slice(0, 60)}" is not name=value`);
     const cookie: CookieSpec = { name: pair.slice(0, eq).trim(), value: pair.slice(eq + 1).trim() };
+    if (!COOKIE_NAME.test(cookie.name)) throw badOption("cookies", `"${cookie.name.slice(0, 60)}" is not a cookie name`);
     for (const attr of attrs) {
       const eqAt = attr.indexOf("=");
       const k = (eqAt < 0 ? attr : attr.slice(0, eqAt)).trim();
       const v = eqAt < 0 ? "" : attr.slice(eqAt + 1).trim();
       const key = k.toLowerCase();
-      if (key === "domain") cookie.domain = v;
-      else if (key === "path") cookie.path = v;
-      else if (key === "httponly") cookie.httpOnly = true;
+      if (key === "domain") {
+        if (!HOST_NAME.test(v)) throw badOption("cookies", `Domain "${v.slice(0, 60)}" is not a host name`);
+        cookie.domain = v;
+      } else if (key === "path") {
+        if (!v.startsWith("/")) throw badOption("cookies", "Path must start with /");
+        cookie.path = v;
+      } else if (key === "httponly") cookie.httpOnly = true;
       else if (key === "secure") cookie.secure = true;
       else if (key === "samesite") {
         const s = v.toLowerCase();

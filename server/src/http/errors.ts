@@ -47,6 +47,21 @@ export class HttpProblem extends Error {
   }
 }
 
+/**
+ * Codes for answers no spec code fits (ours, like `ServiceUnavailable`): every error body carries
+ * a code, so clients can branch on it rather than on the message.
+ */
+export const GENERIC_CODES: Readonly<Record<number, string>> = {
+  400: "BadRequest",
+  404: "NotFound",
+  405: "MethodNotAllowed",
+  413: "PayloadTooLarge",
+  416: "RangeNotSatisfiable",
+  431: "HeadersTooLarge",
+  500: "InternalError",
+  503: "ServiceUnavailable",
+};
+
 /** `{ error: { message, code }, requestId }`: the one error body of the API. */
 export function errorResponse(
   status: number,
@@ -55,7 +70,7 @@ export function errorResponse(
   requestId: string,
   headers: Record<string, string> = {},
 ): Response {
-  const body = JSON.stringify({ error: code ? { message, code } : { message }, requestId });
+  const body = JSON.stringify({ error: { message, code: code ?? GENERIC_CODES[status] ?? "Error" }, requestId });
   return new Response(body, {
     status,
     headers: { "content-type": "application/json; charset=utf-8", "x-request-id": requestId, ...headers },
@@ -67,6 +82,8 @@ export function toErrorResponse(error: unknown, requestId: string, logger: Logge
   if (isRenderError(error)) {
     const status = STATUS[error.code] ?? 500;
     const headers: Record<string, string> = status === 503 ? { "retry-after": "5" } : {};
+    const retryAfter = error.details?.retryAfter;
+    if (typeof retryAfter === "number") headers["retry-after"] = String(retryAfter);
     if (status >= 500) logger.warn("request failed", { requestId, code: error.code, reason: error.message });
     return errorResponse(status, error.message, error.code, requestId, headers);
   }

@@ -23,6 +23,44 @@ export function answerHeaders(event: H3Event): Record<string, string> {
   return event.context.answerHeaders as Record<string, string>;
 }
 
+/** A HEAD handler from a GET one: the same status and headers, no body. */
+export function headOf(handler: (event: H3Event) => Response | Promise<Response>) {
+  return async (event: H3Event): Promise<Response> => {
+    const answer = await handler(event);
+    await answer.body?.cancel().catch(() => undefined);
+    return new Response(null, { status: answer.status, headers: answer.headers });
+  };
+}
+
+/** Longest `X-Ignored-Options` value; past it the list ends with `…`. */
+const MAX_IGNORED_HEADER = 1_000;
+
+/**
+ * Names the ignored options in `X-Ignored-Options`. Names are the client's text: anything outside
+ * printable ASCII is percent-encoded (a header cannot carry it), and the list is cut to a length.
+ */
+export function reportIgnored(event: H3Event, ignored: readonly string[]): void {
+  if (ignored.length === 0) return;
+  let value = "";
+  for (const name of ignored) {
+    const safe = /^[\x21-\x7e]{1,200}$/.test(name) && !name.includes(",") ? name : encodeURIComponent(name.slice(0, 200));
+    const next = value === "" ? safe : `${value}, ${safe}`;
+    if (next.length > MAX_IGNORED_HEADER) {
+      value = `${value}, …`;
+      break;
+    }
+    value = next;
+  }
+  answerHeaders(event)["x-ignored-options"] = value;
+}
+
+/** `Content-Disposition: attachment` for a client-chosen file name: an ASCII fallback and RFC 8187 UTF-8. */
+export function attachment(name: string): string {
+  const cut = name.slice(0, 200);
+  const ascii = cut.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(cut)}`;
+}
+
 /** Authenticates the request; an unknown key re-reads a `projects.json` that changed meanwhile. */
 export async function projectOf(event: H3Event, ctx: AppContext): Promise<Project> {
   const header = event.req.headers.get("authorization");
@@ -54,6 +92,13 @@ export async function guardRender(event: H3Event, ctx: AppContext): Promise<Proj
   }
   if (ctx.state.draining) throw new RenderError("ServiceUnavailable", "The server is shutting down; retry shortly");
   return project;
+}
+
+/** Refuses a new render when the project already holds its share of the queue (429). */
+export function checkLoad(project: Project, ctx: AppContext): void {
+  const { maxQueued, maxQueuedPerProject } = ctx.config;
+  const limit = maxQueuedPerProject ?? (ctx.projects.list().length > 1 ? Math.max(1, Math.ceil(maxQueued / 2)) : maxQueued);
+  ctx.load.check(project, limit);
 }
 
 /** Refuses formats the project may not use. */

@@ -4,8 +4,8 @@ import { RenderError } from "@renderkit/core";
 import type { H3, H3Event } from "h3";
 import type { AppContext } from "../context.js";
 import { paramsToOptions } from "../http/body.js";
-import { answerHeaders, checkPlan } from "../http/respond.js";
-import { checkAddress } from "../server-options.js";
+import { answerHeaders, attachment, checkLoad, checkPlan, reportIgnored } from "../http/respond.js";
+import { checkAddress, takeServerOptions } from "../server-options.js";
 import type { Project } from "../types.js";
 import { failureResponse } from "./bodies.js";
 
@@ -43,18 +43,22 @@ export function linkRoutes(app: H3, ctx: AppContext): void {
     Object.assign(answerHeaders(event), ctx.limits.headers(verdict));
     if (!verdict.allowed) throw new RenderError("RateLimitExceededError", "Rate limit reached; retry later");
     if (ctx.state.draining) throw new RenderError("ServiceUnavailable", "The server is shutting down; retry shortly");
-    const input = paramsToOptions(new URLSearchParams(query));
-    const download = typeof input.download === "string" ? input.download : undefined;
-    delete input.download;
-    delete input.response_type;
-    delete input.responseType;
+    const fromQuery = paramsToOptions(new URLSearchParams(query));
+    const download = typeof fromQuery.download === "string" ? fromQuery.download : undefined;
+    delete fromQuery.download;
+    delete fromQuery.response_type;
+    delete fromQuery.responseType;
+    // webhook_url works as on the API; redirect_after has no meaning here (the link waits).
+    const { server, render: input } = await takeServerOptions(fromQuery, ctx);
     input.format = format;
     if (ctx.config.engine && input.engine === undefined) input.engine = ctx.config.engine;
     const parsed = ctx.renderer.parse(input);
     checkPlan(project, parsed.options.format);
+    checkLoad(project, ctx);
     await checkAddress(ctx, parsed.options.url);
-    const { renderId, ignored } = await ctx.renderer.submit(input, { origin: "link", meta: { projectId: project.id } });
-    if (ignored.length > 0) answerHeaders(event)["x-ignored-options"] = ignored.join(", ");
+    const meta = { projectId: project.id, ...(server.webhookUrl ? { webhookUrl: server.webhookUrl } : {}) };
+    const { renderId, ignored } = await ctx.renderer.submit(input, { origin: "link", meta });
+    reportIgnored(event, ignored);
     const stopping = ctx.state.stopWaiting.signal;
     const record = await ctx.store.wait(renderId, parsed.options.timeout + parsed.options.delay + 120_000, stopping);
     if (record?.status !== "succeeded" || !record.result) {
@@ -71,7 +75,7 @@ export function linkRoutes(app: H3, ctx: AppContext): void {
       "x-render-id": renderId,
       "cache-control": "private, max-age=0",
     };
-    if (download) headers["content-disposition"] = `attachment; filename="${download.replace(/["\\\r\n]/g, "_")}"`;
+    if (download) headers["content-disposition"] = attachment(download);
     if (event.req.method === "HEAD") {
       stored.body.destroy();
       return new Response(null, { status: 200, headers });

@@ -2,7 +2,17 @@ import { newRenderId, type RenderOrigin } from "@renderkit/core";
 import type { H3, H3Event } from "h3";
 import type { AppContext } from "../context.js";
 import { readOptions } from "../http/body.js";
-import { answerHeaders, checkPlan, guardRender, json, lookupProject, projectOf } from "../http/respond.js";
+import {
+  answerHeaders,
+  checkLoad,
+  checkPlan,
+  guardRender,
+  headOf,
+  json,
+  lookupProject,
+  projectOf,
+  reportIgnored,
+} from "../http/respond.js";
 import type { RenderRecord } from "../render-store.js";
 import { checkAddress, takeServerOptions } from "../server-options.js";
 import type { Project } from "../types.js";
@@ -14,6 +24,7 @@ async function submit(event: H3Event, ctx: AppContext, project: Project, input: 
   if (ctx.config.engine && render.engine === undefined) render.engine = ctx.config.engine;
   const parsed = ctx.renderer.parse(render);
   checkPlan(project, parsed.options.format);
+  checkLoad(project, ctx);
   await checkAddress(ctx, parsed.options.url);
   const meta = {
     projectId: project.id,
@@ -21,7 +32,7 @@ async function submit(event: H3Event, ctx: AppContext, project: Project, input: 
     redirectAfter: server.redirectAfter,
   };
   const { renderId, ignored } = await ctx.renderer.submit(render, { origin, meta, renderId: newRenderId(origin) });
-  if (ignored.length > 0) answerHeaders(event)["x-ignored-options"] = ignored.join(", ");
+  reportIgnored(event, ignored);
   return { renderId, server };
 }
 
@@ -83,7 +94,9 @@ export function renderRoutes(app: H3, ctx: AppContext): void {
   app.get("/v1/render/sync/:renderId", resume);
   app.post("/v1/render/sync/:renderId", resume);
   app.get("/v1/render/:renderId", status);
+  app.head("/v1/render/:renderId", headOf(status));
   app.get("/v1/render", noId);
+  app.head("/v1/render", headOf(noId));
   app.get("/v1/render/", noId);
 }
 
