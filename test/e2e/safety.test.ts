@@ -75,6 +75,11 @@ forEachEngine((engine) => {
     ])("refuses the non-http address %s", async (url) => {
       await expectRenderError(e2e.renderer.render({ url }), "InvalidURLError");
     });
+
+    it("refuses a redirect to a non-http address with InvalidURLError", async () => {
+      const error = await expectRenderError(e2e.render("/redirect-file", SMALL), "InvalidURLError");
+      expect(error.message).toContain("not http or https");
+    });
   });
 
   describe("invalid options", () => {

@@ -13,6 +13,10 @@ export const UNREACHABLE_MESSAGE = "the destination could not be reached";
  * and the policy's record. Undefined when the text is about something else.
  */
 export function proxyFailure(text: string, policy: AddressPolicy | undefined): RenderError | undefined {
+  // Chromium's own refusal of a redirect to file:, chrome: and the like: the address rules say the same.
+  if (/ERR_UNSAFE_REDIRECT/.test(text)) {
+    return new RenderError("InvalidURLError", "The page redirected to an address that is not http or https");
+  }
   if (!policy) return undefined;
   const tunnel = /ERR_TUNNEL_CONNECTION_FAILED/.test(text);
   const denial = tunnel || text.includes(REFUSED_MESSAGE) ? policy.denials.at(-1) : undefined;

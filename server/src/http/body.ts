@@ -19,7 +19,14 @@ async function readLimited(request: Request, limit: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      // The client went away mid-upload: nobody reads the answer, and it is no server fault.
+      throw new HttpProblem(400, "The request body ended early (the client disconnected)", "BadRequest");
+    }
+    const { done, value } = chunk;
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
