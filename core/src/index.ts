@@ -50,7 +50,7 @@ export { AddressPolicy, type AddressPolicyOptions, type Denial, type Lookup } fr
 export { checkTarget } from "./network/check-target.js";
 export { DENIED_HEADER, type EgressSession, openEgressSession, UNREACHABLE_HEADER } from "./network/egress-proxy.js";
 export { isPublicAddress } from "./network/ip-ranges.js";
-export { checkProxyAnswer, proxyFailure } from "./network/proxy-failure.js";
+export { checkProxyAnswer, navigationFailure } from "./network/navigation-failure.js";
 export { CORE_OPTIONS, PAPER_SIZES, type PaperSize, type RenderOptions } from "./options/catalogue.js";
 export { BLOCK_KINDS, MAX_HEIGHT, PAGE_OPTIONS } from "./options/catalogue-page.js";
 export { camelize, coerceOption, lengthToPx, type ParsedOptions, parseOptions, snakeName } from "./options/parse.js";

@@ -25,6 +25,8 @@ export interface PageMetadata {
 const MAX_VALUE_CHARS = 2048;
 /** Most `og*` / `twitter*` fields kept. */
 const MAX_EXTRA_FIELDS = 100;
+/** The fields the extractor always returns (`title` ... `image`), besides the og/twitter ones. */
+const FIXED_FIELDS = 10;
 
 /**
  * Keeps what the page script returned within bounds whatever the page did to the built-ins it
@@ -36,7 +38,7 @@ function bounded(found: unknown): Record<string, string | null> {
   if (!found || typeof found !== "object") return out;
   let count = 0;
   for (const [key, value] of Object.entries(found)) {
-    if (count >= MAX_EXTRA_FIELDS + 12 || key.length > 100 || key === "__proto__") continue;
+    if (count >= FIXED_FIELDS + MAX_EXTRA_FIELDS || key.length > 100 || key === "__proto__") continue;
     if (value !== null && typeof value !== "string") continue;
     out[key] = typeof value === "string" ? value.slice(0, MAX_VALUE_CHARS) : null;
     count++;

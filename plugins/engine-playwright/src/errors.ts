@@ -1,4 +1,4 @@
-import { type AddressPolicy, proxyFailure, RenderError } from "@renderkit/core";
+import { type AddressPolicy, navigationFailure, RenderError } from "@renderkit/core";
 import { errors } from "playwright-core";
 
 /** True when the message says the browser, context or page went away (crash, kill). */
@@ -20,7 +20,7 @@ export function translateError(error: unknown, what: string, policy?: AddressPol
   const text = error instanceof Error ? error.message : String(error);
   // Only a refused or failed tunnel, or the proxy's own answer, means the main document failed
   // at the proxy; a refused subresource must not turn a later timeout into an address error.
-  const failure = proxyFailure(text, policy);
+  const failure = navigationFailure(text, policy);
   if (failure) return new RenderError(failure.code, failure.message, { cause: error });
   if (error instanceof errors.TimeoutError) {
     return new RenderError("RenderTimeoutError", `${what} timed out: ${text.split("\n")[0]}`, { cause: error });

@@ -1,4 +1,4 @@
-import { type AddressPolicy, proxyFailure, RenderError } from "@renderkit/core";
+import { type AddressPolicy, navigationFailure, RenderError } from "@renderkit/core";
 import { ConnectionClosedError, TimeoutError } from "puppeteer-core";
 
 /** True when the browser, context or page went away under the call (crash, kill, close). */
@@ -28,7 +28,7 @@ export function translateError(error: unknown, what: string, policy?: AddressPol
   const text = error instanceof Error ? error.message : String(error);
   // Only a refused or failed tunnel, or the proxy's own answer, means the main document failed
   // at the proxy; a refused subresource must not turn a later timeout into an address error.
-  const failure = proxyFailure(text, policy);
+  const failure = navigationFailure(text, policy);
   if (failure) return new RenderError(failure.code, failure.message, { cause: error });
   const message = text.split("\n")[0] ?? "";
   if (error instanceof TimeoutError) {

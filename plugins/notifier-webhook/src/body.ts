@@ -1,7 +1,7 @@
-import type { RenderEvent } from "@renderkit/core";
+import type { FinalRenderEvent, RenderEvent } from "@renderkit/core";
 
-/** The two events that end a render and produce a webhook (spec "Events"). */
-export type FinalRenderEvent = Extract<RenderEvent, { type: "render.succeeded" | "render.failed" }>;
+/** The two events that end a render and produce a webhook (spec "Events"); the core's type. */
+export type { FinalRenderEvent };
 
 /** Result fields that are the library's own (storage key, local path...), never sent. */
 const INTERNAL_RESULT_FIELDS = new Set(["renderId", "key", "path", "contentType", "format"]);

@@ -8,11 +8,13 @@ export const REFUSED_MESSAGE = "refused by the address policy";
 export const UNREACHABLE_MESSAGE = "the destination could not be reached";
 
 /**
- * The error for a main document that the egress proxy refused or could not connect to, read from
- * the browser's error text (`ERR_TUNNEL_CONNECTION_FAILED` for https, the messages above for http)
- * and the policy's record. Undefined when the text is about something else.
+ * The error for a main document that could not be loaded for a reason of the address rules or of
+ * the network: Chromium refused a redirect to a non-http(s) scheme, or the egress proxy refused or
+ * could not connect (read from the browser's error text, `ERR_TUNNEL_CONNECTION_FAILED` for https
+ * and the messages above for http, and the policy's record). Undefined when the text is about
+ * something else; the engine translates it then.
  */
-export function proxyFailure(text: string, policy: AddressPolicy | undefined): RenderError | undefined {
+export function navigationFailure(text: string, policy: AddressPolicy | undefined): RenderError | undefined {
   // Chromium's own refusal of a redirect to file:, chrome: and the like: the address rules say the same.
   if (/ERR_UNSAFE_REDIRECT/.test(text)) {
     return new RenderError("InvalidURLError", "The page redirected to an address that is not http or https");
@@ -43,5 +45,5 @@ export function checkProxyAnswer(headers: Record<string, string> | undefined, po
   const text =
     headers[DENIED_HEADER] === "1" ? REFUSED_MESSAGE : headers[UNREACHABLE_HEADER] === "1" ? UNREACHABLE_MESSAGE : undefined;
   if (!text) return;
-  throw proxyFailure(text, policy) ?? new RenderError("EngineResponseNotOkError", `The page could not be loaded: ${text}`);
+  throw navigationFailure(text, policy) ?? new RenderError("EngineResponseNotOkError", `The page could not be loaded: ${text}`);
 }
