@@ -6,6 +6,8 @@ export interface StoredMeta {
   contentType: string;
   /** When the object stops being served (epoch ms). Absent: kept until deleted. */
   expiresAt?: number;
+  /** Storage tier for object stores (S3 `StorageClass`, e.g. `STANDARD_IA`); other storages ignore it. */
+  storageClass?: string;
 }
 
 /** An object read back from storage. */
@@ -37,8 +39,16 @@ export interface Storage {
   get(key: string, range?: ByteRange): Promise<StoredObject | undefined>;
   /** Deletes an object; deleting a missing key is not an error. */
   delete(key: string): Promise<void>;
-  /** Address a client can fetch directly; absent when the server must serve the bytes itself. */
+  /**
+   * Lasting address a client can fetch directly (a public bucket, a CDN), used as the render's
+   * `renderUrl`; absent when the server must hand the object out itself.
+   */
   publicUrl?(key: string, expiresInSeconds: number): Promise<string>;
+  /**
+   * Short-lived signed address of one object (an S3 presigned GET; at most 7 days): the server
+   * answers a render's address with a redirect to a fresh one instead of streaming the bytes.
+   */
+  signedUrl?(key: string, expiresInSeconds: number): Promise<string>;
   /** Local file path of an object, for storages on this machine (library users read it directly). */
   localPath?(key: string): string | undefined;
   /** Deletes every object whose `expiresAt` is before `now`; resolves with how many were removed. */

@@ -183,5 +183,15 @@ export function storageContract(
       expect(answer.status).toBe(200);
       expect(await answer.text()).toBe("public bytes");
     });
+    it("signedUrl, when implemented, is an http(s) address serving the bytes", async (ctx) => {
+      if (!storage.signedUrl) return ctx.skip();
+      const k = key("pdf");
+      await storage.put(k, Buffer.from("signed bytes"), { contentType: "application/pdf" });
+      const address = new URL(await storage.signedUrl(k, 300));
+      expect(["http:", "https:"]).toContain(address.protocol);
+      const answer = await fetch(address);
+      expect(answer.status).toBe(200);
+      expect(await answer.text()).toBe("signed bytes");
+    });
   });
 }
