@@ -1,3 +1,4 @@
+import type { RenderDestination } from "./contracts/destination.js";
 import type { Engine, PageSettings } from "./contracts/engine.js";
 import type { FormatSpec, Formatter } from "./contracts/formatter.js";
 import type { Logger } from "./contracts/logger.js";
@@ -24,6 +25,8 @@ export interface AttemptPlan {
   policy: AddressPolicy;
   /** Formatters side renders use (`save_markdown`). */
   side?: SideFormatters;
+  /** The submitter's data, for the destination resolver. */
+  meta?: Record<string, unknown>;
 }
 
 export interface AttemptDeps {
@@ -40,6 +43,8 @@ export interface AttemptOutcome {
   bandwidth: number;
   renderUrl: string;
   path?: string;
+  /** Where the file went when not to the renderer's storage (`RenderDestination.location`). */
+  location?: Record<string, unknown>;
   extras: Record<string, unknown>;
 }
 
@@ -75,6 +80,11 @@ export function attemptBudget(options: RenderOptions, settings: RendererSettings
 /** One attempt: open, prepare, format, store. The page is closed on every path. */
 export async function runAttempt(plan: AttemptPlan, deps: AttemptDeps, signal: AbortSignal): Promise<AttemptOutcome> {
   const { options, engine, formatter, format } = plan;
+  // Resolved before the page opens: a destination that cannot work fails the render at once.
+  const destination: RenderDestination | undefined =
+    options.useS3 || options.s3PresignedUrl !== undefined
+      ? await deps.settings.destination?.({ renderId: plan.renderId, options, meta: plan.meta, format })
+      : undefined;
   let adblock: AdBlocker | undefined;
   if (options.blockAds) {
     adblock = await deps.adblock?.blocker();
@@ -122,10 +132,19 @@ export async function runAttempt(plan: AttemptPlan, deps: AttemptDeps, signal: A
       deps.logger.warn("closing a page failed", { renderId: plan.renderId, error: String(error) }),
     );
   }
-  const key = `${plan.renderId}.${format.extension}`;
   const expiresAt = Date.now() + deps.settings.renderTtlSeconds * 1000;
-  const { size } = await deps.storage.put(key, body.body, { contentType: format.contentType, expiresAt });
-  const address = await renderAddress(deps.storage, deps.settings, key);
+  const meta = { contentType: format.contentType, expiresAt, storageClass: options.s3Storageclass };
+  let key = `${plan.renderId}.${format.extension}`;
+  let size: number;
+  let address: { url: string; path?: string };
+  if (destination) {
+    ({ size } = await destination.put(body.body, meta));
+    key = destination.key;
+    address = { url: destination.url };
+  } else {
+    ({ size } = await deps.storage.put(key, body.body, { contentType: format.contentType, expiresAt }));
+    address = await renderAddress(deps.storage, deps.settings, key);
+  }
   const ms = (a: number, b: number) => Math.round(b - a);
   deps.logger.debug("render phases", {
     renderId: plan.renderId,
@@ -136,5 +155,13 @@ export async function runAttempt(plan: AttemptPlan, deps: AttemptDeps, signal: A
   });
   if (options.saveHtml && format.format === "html") side.htmlUrl = address.url;
   if (options.saveMarkdown && format.format === "md") side.markdownUrl = address.url;
-  return { key, size, bandwidth, renderUrl: address.url, path: address.path, extras: { ...side, ...body.extras } };
+  return {
+    key,
+    size,
+    bandwidth,
+    renderUrl: address.url,
+    path: address.path,
+    location: destination?.location,
+    extras: { ...side, ...body.extras },
+  };
 }

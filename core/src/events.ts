@@ -20,6 +20,8 @@ export interface RenderResult {
   key: string;
   /** Local file path when the storage is on this machine. */
   path?: string;
+  /** Where the file went when a destination took it (`use_s3`, `s3_presigned_url`): not shown to clients. */
+  location?: Record<string, unknown>;
   /** Formatter extras (`truncated`, `frameRate`...). */
   [extra: string]: unknown;
 }

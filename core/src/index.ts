@@ -12,6 +12,7 @@ export { type ScreencastChannel, type ScreencastFrameEvent, startCdpScreencast }
 export { CHROMIUM_FLAGS, ChromiumProcess, type LaunchOptions } from "./browser/chromium-process.js";
 export { findChromium } from "./browser/find-chromium.js";
 export { ChromiumSessionBase, type LoadedParts } from "./browser/session-base.js";
+export type { DestinationRequest, DestinationResolver, RenderDestination } from "./contracts/destination.js";
 export type {
   Box,
   CookieSpec,
@@ -53,6 +54,7 @@ export { isPublicAddress } from "./network/ip-ranges.js";
 export { checkProxyAnswer, navigationFailure } from "./network/navigation-failure.js";
 export { CORE_OPTIONS, PAPER_SIZES, type PaperSize, type RenderOptions } from "./options/catalogue.js";
 export { BLOCK_KINDS, MAX_HEIGHT, PAGE_OPTIONS } from "./options/catalogue-page.js";
+export { checkStorageOptions, S3_STORAGE_CLASSES, STORAGE_OPTIONS } from "./options/catalogue-storage.js";
 export { camelize, coerceOption, lengthToPx, type ParsedOptions, parseOptions, snakeName } from "./options/parse.js";
 export * from "./options/spec.js";
 export {

@@ -20,6 +20,8 @@ export class RenderEvents {
   constructor(
     private readonly notifiers: readonly Notifier[],
     private readonly logger: Logger,
+    /** The final event on record for a render (`RendererSettings.finalEvent`). */
+    private readonly recorded?: (renderId: string) => Promise<FinalRenderEvent | undefined>,
   ) {}
 
   /** Subscribes; returns the unsubscribe function. */
@@ -36,7 +38,41 @@ export class RenderEvents {
    * neither loses the notification nor sends a second, different outcome.
    */
   async emit(event: RenderEvent, meta?: Record<string, unknown>): Promise<void> {
-    const full: RenderEvent = { ...event, meta };
+    if (event.type === "render.succeeded" || event.type === "render.failed") {
+      await this.finish(event, meta);
+      return;
+    }
+    await this.record({ ...event, meta });
+  }
+
+  /**
+   * Ends a render: records the final event, then hands the notifiers the outcome ON RECORD and
+   * resolves with it. The two differ only when another process ended the render first (a worker
+   * whose lock a stall check took away finishes anyway; the record's compare-and-set keeps the
+   * first end): every notification then tells what the status endpoint shows.
+   */
+  async finish(event: FinalRenderEvent, meta?: Record<string, unknown>): Promise<FinalRenderEvent> {
+    await this.record({ ...event, meta });
+    let winner: FinalRenderEvent = event;
+    try {
+      const recorded = await this.recorded?.(event.renderId);
+      // The record keeps fewer fields (no local path): this event stands when it is the one on record.
+      if (recorded && (recorded.type !== event.type || recorded.endTime !== event.endTime)) winner = recorded;
+    } catch (error) {
+      this.logger.warn("reading the recorded end of a render failed; notifying this outcome", {
+        renderId: event.renderId,
+        error: String(error),
+      });
+    }
+    if (winner.type !== event.type) {
+      this.logger.warn("another attempt ended this render first; its outcome stands", { renderId: event.renderId });
+    }
+    await this.notify({ ...winner, meta });
+    return winner;
+  }
+
+  /** Tells every listener and waits (bounded) for what they return. */
+  private async record(full: RenderEvent): Promise<void> {
     const { logger } = this;
     const pending: Promise<unknown>[] = [];
     for (const listener of this.listeners) {
@@ -49,8 +85,7 @@ export class RenderEvents {
         logger.error("a render listener threw", { error: String(error) });
       }
     }
-    if (pending.length > 0) await this.settle(event, pending);
-    if (full.type === "render.succeeded" || full.type === "render.failed") await this.notify(full);
+    if (pending.length > 0) await this.settle(full, pending);
   }
 
   /** Hands a final event to every notifier (bounded); a notifier's failure is logged, never thrown. */

@@ -5,9 +5,10 @@ import type { Notifier } from "./contracts/notifier.js";
 import type { Queue, QueueCounts, QueueJob } from "./contracts/queue.js";
 import type { ByteRange, Storage, StoredObject } from "./contracts/storage.js";
 import { ERROR_CODES, type ErrorCode, RenderError, toRenderError } from "./errors.js";
-import type { RenderResult } from "./events.js";
+import type { FinalRenderEvent, RenderResult } from "./events.js";
 import { AddressPolicy } from "./network/address-policy.js";
 import type { RenderOptions } from "./options/catalogue.js";
+import { checkStorageOptions } from "./options/catalogue-storage.js";
 import { indexTable, type ParsedOptions, parseOptions } from "./options/parse.js";
 import type { OptionTable } from "./options/spec.js";
 import { checkPageOptions } from "./page/prepare.js";
@@ -70,7 +71,7 @@ export class Renderer {
 
   constructor(private readonly parts: RendererParts) {
     this.optionIndex = indexTable(parts.options);
-    this.events = new RenderEvents(parts.notifiers, parts.logger);
+    this.events = new RenderEvents(parts.notifiers, parts.logger, parts.settings.finalEvent);
     this.basePolicy = new AddressPolicy({ allowPrivate: parts.settings.allowPrivateNetworks, lookup: parts.settings.lookup });
   }
 
@@ -101,13 +102,17 @@ export class Renderer {
 
   /** Starts the queue and the storage sweeper. Called by `createRenderer`. */
   async start(): Promise<void> {
-    await this.parts.queue.start((job, signal) => this.run(job as QueueJob<RenderJobData>, signal), {
-      concurrency: this.parts.settings.concurrency,
-    });
+    if (this.parts.settings.worker) await this.startWorker();
     const sweep = () =>
       this.parts.storage.sweep?.(Date.now()).catch((e: unknown) => this.parts.logger.warn("sweep failed", { error: String(e) }));
     this.sweeper = setInterval(sweep, 3_600_000);
     this.sweeper.unref();
+  }
+
+  private async startWorker(): Promise<void> {
+    await this.parts.queue.start((job, signal) => this.run(job as QueueJob<RenderJobData>, signal), {
+      concurrency: this.parts.settings.concurrency,
+    });
   }
 
   /** Validates options without rendering; throws `RenderError` with the spec's codes. */
@@ -118,6 +123,7 @@ export class Renderer {
     checkCapabilities(engine, spec);
     formatter.validate?.(parsed.options, spec);
     checkPageOptions(parsed.options);
+    checkStorageOptions(parsed.options, this.parts.settings.destination !== undefined);
     if (parsed.options.saveMarkdown && !this.formats.includes("md")) {
       throw new RenderError("InvalidOptions", "Option save_markdown needs the md format: add @renderkit/format-markdown", {
         details: { option: "save_markdown" },
@@ -144,6 +150,10 @@ export class Renderer {
 
   /** Renders and waits for the result (sync renders and library use). */
   async render(input: Record<string, unknown>, options: SubmitOptions = {}): Promise<RenderResult> {
+    if (!this.parts.settings.worker) {
+      // Its waiter would only settle in the process that runs the render.
+      throw new RenderError("ServiceUnavailable", "This renderer does not run renders (worker: false); use submit()");
+    }
     const renderId = options.renderId ?? newRenderId(options.origin ?? "sync");
     const done = new Promise<RenderResult>((resolve, reject) => this.waiters.set(renderId, { resolve, reject }));
     try {
@@ -167,6 +177,11 @@ export class Renderer {
     return this.parts.storage.get(key, range);
   }
 
+  /** A short-lived direct address of a stored render, when the storage signs them (S3); else undefined. */
+  async signedUrl(key: string, expiresInSeconds: number): Promise<string | undefined> {
+    return this.parts.storage.signedUrl?.(key, expiresInSeconds);
+  }
+
   /** Runs a job through its attempts (the queue's handler). */
   private async run(job: QueueJob<RenderJobData>, signal: AbortSignal): Promise<void> {
     const { settings, logger } = this.parts;
@@ -175,10 +190,7 @@ export class Renderer {
     if (ended) {
       logger.info("a redelivered render had already ended; telling the notifiers again", { renderId: job.id });
       await this.events.notify({ ...ended, meta });
-      this.settle(
-        job.id,
-        ended.type === "render.succeeded" ? ended.result : new RenderError(knownCode(ended.code), ended.reason),
-      );
+      this.settle(ended);
       return;
     }
     const startTime = Date.now();
@@ -203,7 +215,8 @@ export class Renderer {
         const { formatter, spec } = this.parts.formatters.get(options.format);
         checkCapabilities(engine, spec);
         const side = this.parts.formatters.formats.includes("md") ? { md: this.parts.formatters.get("md") } : {};
-        const plan = { renderId: job.id, options, engine, formatter, format: spec, policy: this.basePolicy.fork(), side };
+        const policy = this.basePolicy.fork();
+        const plan = { renderId: job.id, options, engine, formatter, format: spec, policy, side, meta };
         // The attempt closes its page on abort; the race lets the render move on even if that hangs.
         const outcome = await raceSignal(runAttempt(plan, this.parts, controller.signal), controller.signal);
         const endTime = Date.now();
@@ -218,10 +231,10 @@ export class Renderer {
           contentType: spec.contentType,
           key: outcome.key,
           ...(outcome.path ? { path: outcome.path } : {}),
+          ...(outcome.location ? { location: outcome.location } : {}),
           ...outcome.extras,
         };
-        await this.events.emit({ type: "render.succeeded", renderId: job.id, result, startTime, endTime }, meta);
-        this.settle(job.id, result);
+        this.settle(await this.events.finish({ type: "render.succeeded", renderId: job.id, result, startTime, endTime }, meta));
         return;
       } catch (error) {
         lastError =
@@ -257,19 +270,17 @@ export class Renderer {
         job.attempt > settings.maxAttempts ? "The render was interrupted by a restart on every attempt" : "The render failed",
       );
     logger.info("render failed", { renderId: job.id, code: failure.code, reason: failure.message });
-    await this.events.emit(
-      { type: "render.failed", renderId: job.id, code: failure.code, reason: failure.message, startTime, endTime: Date.now() },
-      meta,
-    );
-    this.settle(job.id, failure);
+    const failed = { code: failure.code, reason: failure.message, startTime, endTime: Date.now() };
+    this.settle(await this.events.finish({ type: "render.failed", renderId: job.id, ...failed }, meta));
   }
 
-  private settle(renderId: string, outcome: RenderResult | RenderError): void {
-    const waiter = this.waiters.get(renderId);
+  /** Answers a `render()` caller with the outcome on record (which may be another process's). */
+  private settle(ended: FinalRenderEvent): void {
+    const waiter = this.waiters.get(ended.renderId);
     if (!waiter) return;
-    this.waiters.delete(renderId);
-    if (outcome instanceof RenderError) waiter.reject(outcome);
-    else waiter.resolve(outcome);
+    this.waiters.delete(ended.renderId);
+    if (ended.type === "render.succeeded") waiter.resolve(ended.result);
+    else waiter.reject(new RenderError(knownCode(ended.code), ended.reason));
   }
 
   /** Stops taking renders, lets running ones finish (up to `timeoutMs`), then closes every part. */

@@ -1,4 +1,5 @@
 import { join, resolve } from "node:path";
+import type { DestinationResolver } from "./contracts/destination.js";
 import type { FinalRenderEvent } from "./events.js";
 import type { AddressPolicyOptions } from "./network/address-policy.js";
 import type { AdblockSettings } from "./prepare/adblock/index.js";
@@ -19,6 +20,11 @@ export interface RendererSettings {
   allowPrivateNetworks: AddressPolicyOptions["allowPrivate"];
   /** Renders running at once. Default 2 (the measured sweet spot on 2 cores). */
   concurrency: number;
+  /**
+   * Whether this renderer runs queued renders. Default true. `false` on an API node of a shared
+   * queue (BullMQ): it validates and queues renders, worker processes elsewhere run them.
+   */
+  worker: boolean;
   /** Renders allowed to wait; more are refused with `ServiceUnavailable`. Default 100. */
   maxQueued: number;
   /** Attempts per render when the engine crashes or stalls. Default 3. */
@@ -38,6 +44,11 @@ export interface RendererSettings {
    * already hold, so a crash between recording the end and handing it on loses nothing.
    */
   finalEvent?: (renderId: string) => Promise<FinalRenderEvent | undefined>;
+  /**
+   * Sends renders that ask for it (`use_s3`, `s3_presigned_url`) somewhere other than the
+   * renderer's storage. Without it those options are refused.
+   */
+  destination?: DestinationResolver;
 }
 
 export function resolveSettings(input: Partial<RendererSettings> = {}): RendererSettings {
@@ -47,6 +58,7 @@ export function resolveSettings(input: Partial<RendererSettings> = {}): Renderer
     baseUrl: input.baseUrl?.replace(/\/+$/, ""),
     allowPrivateNetworks: input.allowPrivateNetworks ?? false,
     concurrency: input.concurrency ?? 2,
+    worker: input.worker ?? true,
     maxQueued: input.maxQueued ?? 100,
     maxAttempts: input.maxAttempts ?? 3,
     renderTtlSeconds: input.renderTtlSeconds ?? 30 * 24 * 3600,
@@ -57,5 +69,6 @@ export function resolveSettings(input: Partial<RendererSettings> = {}): Renderer
     },
     lookup: input.lookup,
     finalEvent: input.finalEvent,
+    destination: input.destination,
   };
 }

@@ -1,4 +1,5 @@
 import { PAGE_OPTIONS } from "./catalogue-page.js";
+import { STORAGE_OPTIONS } from "./catalogue-storage.js";
 import { bool, length, num, type OptionsOf, oneOf, str, strings } from "./spec.js";
 
 /** PDF paper sizes (width × height in mm, portrait). */
@@ -132,6 +133,7 @@ export const CORE_OPTIONS = {
   saveMetadata: bool("Also store the metadata as JSON; adds `metadataUrl` and `metadata`.", { default: false }),
 
   ...PAGE_OPTIONS,
+  ...STORAGE_OPTIONS,
   webhookUrl: str("Address that receives a signed POST (render.succeeded or render.failed) when the render ends.", {
     maxLength: 2048,
     serverOnly: true,

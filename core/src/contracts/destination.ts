@@ -1,0 +1,41 @@
+import type { Readable } from "node:stream";
+import type { RenderOptions } from "../options/catalogue.js";
+import type { FormatSpec } from "./formatter.js";
+import type { StoredMeta } from "./storage.js";
+
+/**
+ * Where one render's file goes instead of the renderer's storage: a project's own bucket
+ * (`use_s3`), an address the caller signed (`s3_presigned_url`). Side renders stay in the
+ * renderer's storage.
+ */
+export interface RenderDestination {
+  /** Stores the render's bytes; resolves with the stored size. */
+  put(body: Uint8Array | Readable, meta: StoredMeta): Promise<{ size: number }>;
+  /** The render's address (`renderUrl`). */
+  readonly url: string;
+  /** The object's key at the destination (the result's `key`). */
+  readonly key: string;
+  /**
+   * JSON description kept with the result as `location`, so the server can find the object
+   * again (redirects, render links). Never credentials.
+   */
+  readonly location?: Record<string, unknown>;
+}
+
+/** What a resolver is told about the render. */
+export interface DestinationRequest {
+  renderId: string;
+  options: RenderOptions & Record<string, unknown>;
+  /** The submitter's data (project id...). */
+  meta?: Record<string, unknown>;
+  format: FormatSpec;
+}
+
+/**
+ * Picks a render's destination; `undefined` keeps the renderer's storage. Called at the start
+ * of every attempt (before the page opens) of a render that asked for one; throwing a
+ * `RenderError` fails the render with that code.
+ */
+export type DestinationResolver = (
+  request: DestinationRequest,
+) => RenderDestination | undefined | Promise<RenderDestination | undefined>;
