@@ -1,1 +1,10 @@
-export {};
+export { encodeKey } from "./addresses.js";
+export { META_CREATED_AT, META_EXPIRES_AT } from "./metadata.js";
+export { MAX_PART_SIZE, MIN_PART_SIZE, type S3StorageOptions } from "./options.js";
+export { MAX_ANSWER_BYTES } from "./pinned-put.js";
+export { s3Storage } from "./plugin.js";
+export { PRESIGNED_UPLOAD_TIMEOUT_MS, type PresignedUploadOptions, uploadToPresignedUrl } from "./presigned-upload.js";
+export { S3StorageError } from "./s3-error.js";
+export { MAX_SIGNED_SECONDS, type S3Location, S3Storage } from "./s3-storage.js";
+export { STORAGE_CLASSES, storageClass } from "./storage-class.js";
+export { SWEEP_CONCURRENCY } from "./sweep.js";
