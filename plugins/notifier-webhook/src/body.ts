@@ -4,7 +4,7 @@ import type { FinalRenderEvent, RenderEvent } from "@renderkit/core";
 export type { FinalRenderEvent };
 
 /** Result fields that are the library's own (storage key, local path...), never sent. */
-const INTERNAL_RESULT_FIELDS = new Set(["renderId", "key", "path", "contentType", "format"]);
+const INTERNAL_RESULT_FIELDS = new Set(["renderId", "key", "path", "location", "contentType", "format"]);
 
 /** True for `render.succeeded` and `render.failed`. */
 export function isFinalEvent(event: RenderEvent): event is FinalRenderEvent {

@@ -1,5 +1,11 @@
 export { type FinalRenderEvent, isFinalEvent, webhookBody } from "./body.js";
-export { DEFAULT_SCHEDULE, type WebhookNotifierOptions, type WebhookOptions } from "./options.js";
+export { BullMqWebhookNotifier, type BullMqWebhookNotifierOptions } from "./bullmq-notifier.js";
+export {
+  DEFAULT_SCHEDULE,
+  type WebhookNotifierOptions,
+  type WebhookOptions,
+  type WebhookRedisOptions,
+} from "./options.js";
 export { type WebhookNotifierPluginOptions, webhookNotifier } from "./plugin.js";
 export { MAX_RESPONSE_BYTES } from "./post.js";
 export { USER_AGENT } from "./send.js";

@@ -34,6 +34,19 @@ export interface WebhookNotifierOptions extends WebhookOptions {
   logger?: Logger;
 }
 
+/** Where deliveries live when API and worker nodes run on several machines. */
+export interface WebhookRedisOptions {
+  /** `redis://[user:password@]host:port[/db]` or `rediss://...`; never logged (it may carry a password). */
+  url: string;
+  /** Key prefix of the `webhooks` queue. Default `"renderkit"`. */
+  prefix?: string;
+  /**
+   * How long a worker holds a delivery without renewing its lock before another worker takes it
+   * over (its process died), in ms; also the interval of the stall check. Default 30 000.
+   */
+  lockMs?: number;
+}
+
 export interface WebhookTuning {
   schedule: readonly number[];
   jitter: number;
@@ -49,6 +62,39 @@ function check(name: string, value: number, min: number, max: number, integer = 
     );
   }
   return value;
+}
+
+/** Redis options with defaults filled in. */
+export interface ResolvedRedisOptions {
+  url: string;
+  prefix: string;
+  lockMs: number;
+}
+
+/** Checks the `redis` option and fills defaults; throws naming the bad field. */
+export function resolveRedis(redis: WebhookRedisOptions): ResolvedRedisOptions {
+  const url = redis?.url;
+  let protocol: string | undefined;
+  try {
+    protocol = typeof url === "string" ? new URL(url).protocol : undefined;
+  } catch {
+    protocol = undefined;
+  }
+  // The address is not echoed back: it may carry a password.
+  if (protocol !== "redis:" && protocol !== "rediss:")
+    throw new TypeError("webhookNotifier: redis.url must be a redis:// or rediss:// URL");
+  const prefix = redis.prefix ?? "renderkit";
+  if (typeof prefix !== "string" || prefix === "" || prefix.length > 100 || /\s/.test(prefix)) {
+    throw new TypeError("webhookNotifier: redis.prefix must be a non-empty string of at most 100 characters without spaces");
+  }
+  return { url: url as string, prefix, lockMs: check("redis.lockMs", redis.lockMs ?? 30_000, 500, 600_000) };
+}
+
+/** The delay before the attempt after failed attempt `attempt` (1-based), jittered; `undefined` past the schedule. */
+export function retryDelay(tuning: WebhookTuning, attempt: number): number | undefined {
+  const delay = tuning.schedule[attempt - 1];
+  if (delay === undefined) return undefined;
+  return Math.round(delay * (1 + (Math.random() * 2 - 1) * tuning.jitter));
 }
 
 /** Checks the numeric options and fills defaults; throws `RangeError` naming the bad option. */

@@ -7,6 +7,15 @@ import type { PendingDelivery } from "./store.js";
 /** `User-Agent` of every webhook request. */
 export const USER_AGENT = "renderkit-webhook/0.1";
 
+/** The address's host for logs: its path and query may hold a receiver's token. */
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "(invalid address)";
+  }
+}
+
 /** What one attempt needs besides the delivery. */
 export interface Sender {
   secretFor: WebhookOptions["secretFor"];
@@ -22,7 +31,10 @@ export interface Sender {
  * so a rotated secret applies to retries), signs with a fresh timestamp over the unchanged body
  * and posts through a fresh address policy. Never rejects.
  */
-export async function sendDelivery(delivery: PendingDelivery, sender: Sender): Promise<PostOutcome> {
+export async function sendDelivery(
+  delivery: Pick<PendingDelivery, "url" | "projectId" | "body">,
+  sender: Sender,
+): Promise<PostOutcome> {
   let url: URL;
   try {
     url = new URL(delivery.url);

@@ -1,9 +1,9 @@
 import { resolve } from "node:path";
 import { ConsoleLogger, type Logger, type Notifier, type RenderEvent, Semaphore, withTimeout } from "@renderkit/core";
 import { isFinalEvent, webhookBody } from "./body.js";
-import { resolveTuning, type WebhookNotifierOptions, type WebhookTuning } from "./options.js";
+import { resolveTuning, retryDelay, type WebhookNotifierOptions, type WebhookTuning } from "./options.js";
 import type { PostOutcome } from "./post.js";
-import { type Sender, sendDelivery } from "./send.js";
+import { hostOf, type Sender, sendDelivery } from "./send.js";
 import { type DeliveryState, DeliveryStore, type PendingDelivery } from "./store.js";
 
 /** How long `close()` waits for posts in flight before cutting them. */
@@ -16,14 +16,6 @@ interface Entry {
   delivery: PendingDelivery;
   timer?: NodeJS.Timeout;
   busy: boolean;
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return "(invalid address)";
-  }
 }
 
 /**
@@ -216,14 +208,13 @@ export class WebhookNotifier implements Notifier {
     delivery.errors = [...delivery.errors, { attempt, at: now, reason: outcome.reason, status: outcome.status }].slice(
       -MAX_STORED_ERRORS,
     );
-    const delay = this.tuning.schedule[attempt - 1];
-    if (outcome.permanent || delay === undefined) {
+    const retryIn = outcome.permanent ? undefined : retryDelay(this.tuning, attempt);
+    if (retryIn === undefined) {
       this.logger.warn("webhook delivery given up", { ...log, reason: outcome.reason, permanent: outcome.permanent });
       await this.record(renderId, this.store.failed({ ...delivery, failedAt: now, reason: outcome.reason }));
       this.entries.delete(renderId);
       return undefined;
     }
-    const retryIn = Math.round(delay * (1 + (Math.random() * 2 - 1) * this.tuning.jitter));
     delivery.nextAttemptAt = now + retryIn;
     this.logger.info("webhook attempt failed, will retry", { ...log, reason: outcome.reason, retryInMs: retryIn });
     await this.record(renderId, this.store.update(delivery));

@@ -8,7 +8,11 @@ const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 describe("webhookBody", () => {
   it("render.succeeded: the spec's fields in the spec's order, compact, nothing internal", () => {
     const body = webhookBody(
-      succeeded("r-1", { projectId: "p", webhookUrl: "https://x" }, { truncated: true }) as FinalRenderEvent,
+      succeeded(
+        "r-1",
+        { projectId: "p", webhookUrl: "https://x" },
+        { truncated: true, location: { kind: "s3", bucket: "customer" } },
+      ) as FinalRenderEvent,
     );
     expect(body).toBe(
       '{"event":"render.succeeded","renderId":"r-1","result":{"renderUrl":"https://renders.example.com/renders/r-1.png",' +
