@@ -38,7 +38,8 @@ examples() {
 
 results="$(mktemp "${TMPDIR:-/tmp}/renderkit-vitest.XXXXXX.json")"
 solo_results="$(mktemp "${TMPDIR:-/tmp}/renderkit-vitest-solo.XXXXXX.json")"
-trap 'rm -f "$results" "$solo_results"' EXIT
+redis_results="$(mktemp "${TMPDIR:-/tmp}/renderkit-vitest-redis.XXXXXX.json")"
+trap 'rm -f "$results" "$solo_results" "$redis_results"' EXIT
 
 step lint npm run --silent lint
 step typecheck npm run --silent typecheck
@@ -49,6 +50,10 @@ step options-doc node scripts/gen-options-doc.mjs --check
 SOLO=plugins/format-video/test/video.test.ts
 step vitest node_modules/.bin/vitest run --exclude "$SOLO" --reporter=default --reporter=json --outputFile.json="$results"
 step vitest-solo node_modules/.bin/vitest run "$SOLO" --reporter=default --reporter=json --outputFile.json="$solo_results"
+# The server's HTTP tests once more against the scale-out parts: BullMQ, records, limits and
+# webhooks in a real redis-server, renders in an S3-compatible server (DESIGN §6).
+mapfile -t HTTP_TESTS < <(grep -l "startTestServer" server/test/*.test.ts)
+step vitest-redis env RENDERKIT_TEST_MODE=redis node_modules/.bin/vitest run "${HTTP_TESTS[@]}" --reporter=default --reporter=json --outputFile.json="$redis_results"
 step examples examples
 
 # Test counts from vitest's JSON report. A test file that fails before any test runs (an import
@@ -65,7 +70,7 @@ counts="$(node -e '
     skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
   }
   console.log(passed, failed, skipped, report);
-' "$results" "$solo_results")"
+' "$results" "$solo_results" "$redis_results")"
 read -r passed failed_tests skipped report <<<"$counts"
 
 echo

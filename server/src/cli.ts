@@ -8,7 +8,13 @@ import type { Project, ServerConfig } from "./types.js";
 const USAGE = `Usage: renderkit <command> [options]
 
 Commands:
-  serve [--config FILE] [--port N] [--host H]      start the render server
+  serve [--config FILE] [--port N] [--host H] [--role all|api]
+                                                   start the render server: API and renders (all, the
+                                                   default), or the API alone (api; needs redis)
+  worker [--config FILE]                           render from the shared queue, no HTTP (needs redis)
+  doctor [--config FILE] [--role all|api|worker] [--json]
+                                                   check Chromium, ffmpeg, fonts, Redis, S3 and the data
+                                                   directory; say exactly what to fix
   projects create --name NAME [--config FILE]      make a project and print its keys (once)
   projects list [--config FILE] [--json]           list projects (ids, names, publishable keys)
 
@@ -17,8 +23,9 @@ Options:
   -h, --help      show this text
   -v, --version   show the version
 
-Environment: RENDERKIT_CONFIG, RENDERKIT_DATA_DIR, RENDERKIT_MASTER_KEY, RENDERKIT_LOG_LEVEL, RENDERKIT_ADBLOCK_LISTS, PORT, HOST.
-See docs/server-config.md.
+Environment: RENDERKIT_CONFIG, RENDERKIT_DATA_DIR, RENDERKIT_REDIS_URL, RENDERKIT_MASTER_KEY, RENDERKIT_LOG_LEVEL,
+RENDERKIT_ADBLOCK_LISTS, PORT, HOST, AWS_* (S3 credentials).
+See docs/server-config.md and docs/deployment.md.
 `;
 
 type ArgOptions = NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>["options"]>;
@@ -54,8 +61,17 @@ function parse(args: string[], options: ArgOptions) {
   return values;
 }
 
+function role<R extends string>(value: unknown, allowed: readonly R[]): R | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || !(allowed as readonly string[]).includes(value)) {
+    throw new UsageError(`--role must be one of ${allowed.join(", ")}`);
+  }
+  return value as R;
+}
+
 async function serve(args: string[]): Promise<void> {
-  const values = parse(args, { port: { type: "string" }, host: { type: "string" } });
+  const values = parse(args, { port: { type: "string" }, host: { type: "string" }, role: { type: "string" } });
+  const serveRole = role(values.role, ["all", "api"] as const) ?? "all";
   const overrides: Partial<ServerConfig> = {};
   if (typeof values.port === "string") {
     if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535)
@@ -66,7 +82,28 @@ async function serve(args: string[]): Promise<void> {
   const config = await loadConfig({ file: values.config as string | undefined, overrides });
   // Loaded on demand: the projects commands need neither the browser engine nor the HTTP stack.
   const { startServer } = await import("./serve.js");
-  await startServer(config, { handleSignals: true, onListen: (url) => out(`renderkit: listening on ${url}`) });
+  await startServer(config, {
+    role: serveRole,
+    handleSignals: true,
+    onListen: (url) => out(`renderkit: listening on ${url}${serveRole === "api" ? " (API only)" : ""}`),
+  });
+}
+
+async function worker(args: string[]): Promise<void> {
+  const values = parse(args, {});
+  const config = await loadConfig({ file: values.config as string | undefined });
+  const { startWorker } = await import("./worker.js");
+  await startWorker(config, { handleSignals: true });
+  out("renderkit: worker started");
+}
+
+async function doctor(args: string[]): Promise<number> {
+  const values = parse(args, { role: { type: "string" }, json: { type: "boolean" } });
+  const config = await loadConfig({ file: values.config as string | undefined });
+  const { runDoctor, formatDoctor, doctorExitCode } = await import("./doctor/index.js");
+  const checks = await runDoctor(config, { role: role(values.role, ["all", "api", "worker"] as const) ?? "all" });
+  out(values.json ? JSON.stringify(checks, null, 2) : formatDoctor(checks));
+  return doctorExitCode(checks);
 }
 
 async function openStore(args: string[], options: ArgOptions = {}) {
@@ -133,7 +170,10 @@ async function main(argv: string[]): Promise<number> {
     out(version());
     return 0;
   }
-  if (command === "serve") await serve(sub === undefined ? [] : [sub, ...rest]);
+  const args = sub === undefined ? [] : [sub, ...rest];
+  if (command === "serve") await serve(args);
+  else if (command === "worker") await worker(args);
+  else if (command === "doctor") return doctor(args);
   else if (command === "projects" && sub === "create") await projectsCreate(rest);
   else if (command === "projects" && sub === "list") await projectsList(rest);
   else throw new UsageError(`unknown command: ${[command, sub].filter(Boolean).join(" ")}`);

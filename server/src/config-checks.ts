@@ -2,44 +2,15 @@ import { createHash } from "node:crypto";
 import { isIP } from "node:net";
 import { DEFAULT_ADBLOCK_LISTS } from "@renderkit/core";
 import { ConfigError, LOG_LEVELS } from "./config-error.js";
+import { pluginEntries } from "./config-plugins.js";
+import { redisConfig, s3Config, storageConfig } from "./config-scale.js";
+import { boolean, fail, httpAddress, integer, isObject, object, string } from "./config-values.js";
 import type { ProjectConfig, ServerConfig } from "./types.js";
 
 /**
  * The configuration's validators: `checkConfig` checks a partial configuration (a file, the
  * environment, overrides) key by key. `config.ts` loads and merges, and re-exports `checkConfig`.
  */
-
-// ---- small checkers: each returns the checked value or throws naming `path` ----
-
-const fail = (path: string, what: string): never => {
-  throw new ConfigError(`${path} ${what}`);
-};
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
-function integer(value: unknown, path: string, min: number, max: number): number {
-  if (typeof value === "number" && Number.isInteger(value) && value >= min && value <= max) return value;
-  return min === 1
-    ? fail(path, `must be a positive integer (at most ${max})`)
-    : fail(path, `must be an integer from ${min} to ${max}`);
-}
-
-function string(value: unknown, path: string, min: number, max: number, pattern?: RegExp, what?: string): string {
-  if (typeof value === "string" && value.length >= min && value.length <= max && (!pattern || pattern.test(value))) return value;
-  return fail(path, what ?? `must be a string of ${min} to ${max} characters`);
-}
-
-function boolean(value: unknown, path: string): boolean {
-  return typeof value === "boolean" ? value : fail(path, "must be true or false");
-}
-
-function object(value: unknown, path: string, keys: readonly string[]): Record<string, unknown> {
-  if (!isObject(value)) return fail(path, "must be an object");
-  for (const key of Object.keys(value))
-    if (!keys.includes(key)) fail(`${path}.${key}`, `is not a known key (known: ${keys.join(", ")})`);
-  return value;
-}
 
 /** Printable ASCII without spaces: what fits in `Authorization: Bearer <key>`. */
 const TOKEN_CHARS = /^[\x21-\x7e]+$/;
@@ -118,6 +89,7 @@ const PROJECT_KEYS = [
   "rateLimit",
   "formats",
   "allowTokenless",
+  "s3",
 ] as const satisfies readonly (keyof ProjectConfig)[];
 
 function project(value: unknown, path: string): ProjectConfig {
@@ -183,6 +155,7 @@ function project(value: unknown, path: string): ProjectConfig {
       string(f, `${path}.formats[${i}]`, 1, 32, /^[a-z0-9]+$/, "must be a format name such as png"),
     );
   }
+  if (v.s3 !== undefined) out.s3 = s3Config(v.s3, `${path}.s3`);
   // Secrets stay readable but are not enumerable: logging or serialising the config cannot leak them.
   for (const key of ["secretKey", "webhookSecret"] as const) {
     if (out[key] !== undefined) Object.defineProperty(out, key, { enumerable: false });
@@ -223,24 +196,7 @@ function projects(value: unknown, path: string): ProjectConfig[] {
 const CHECKS: { [K in keyof ServerConfig]-?: (value: unknown, path: string) => ServerConfig[K] } = {
   port: (v, p) => integer(v, p, 0, 65535),
   host: (v, p) => string(v, p, 1, 253, /^[^\s/?#@]+$/, "must be a host name or IP address"),
-  baseUrl: (v, p) => {
-    const text = string(v, p, 1, 2048);
-    let url: URL | undefined;
-    try {
-      url = new URL(text);
-    } catch {}
-    if (
-      !url ||
-      (url.protocol !== "http:" && url.protocol !== "https:") ||
-      url.search ||
-      url.hash ||
-      url.username ||
-      url.password
-    ) {
-      fail(p, "must be an http(s) address without query, fragment or credentials");
-    }
-    return text;
-  },
+  baseUrl: httpAddress,
   dataDir: (v, p) => string(v, p, 1, 4096),
   allowPrivateNetworks: allowList,
   projects,
@@ -270,6 +226,9 @@ const CHECKS: { [K in keyof ServerConfig]-?: (value: unknown, path: string) => S
     return out;
   },
   adblock,
+  redis: redisConfig,
+  storage: storageConfig,
+  plugins: pluginEntries,
   logLevel: (v, p) =>
     typeof v === "string" && (LOG_LEVELS as readonly string[]).includes(v)
       ? v

@@ -3,7 +3,7 @@ import { dirname, resolve } from "node:path";
 import { DEFAULT_ADBLOCK_LISTS } from "@renderkit/core";
 import { checkConfig, DEFAULT_ADBLOCK_REFRESH_SECONDS, filterLists, LIST_ADDRESS } from "./config-checks.js";
 import { ConfigError } from "./config-error.js";
-import type { ServerConfig } from "./types.js";
+import type { PluginEntry, ServerConfig } from "./types.js";
 
 export { checkConfig, sha256Hex } from "./config-checks.js";
 export { ConfigError, LOG_LEVELS } from "./config-error.js";
@@ -36,12 +36,20 @@ export function defaultConfig(cwd: string = process.cwd()): ServerConfig {
     webhooks: { timeoutMs: 10_000 },
     adblock: { lists: [...DEFAULT_ADBLOCK_LISTS], refreshSeconds: DEFAULT_ADBLOCK_REFRESH_SECONDS },
     logLevel: "info",
+    storage: { kind: "fs" },
+    plugins: [],
   };
 }
 
 /** Filter list entries that are file paths, resolved against `base`; addresses stay as they are. */
 function resolveLists(lists: string[], base: string): string[] {
   return lists.map((entry) => (LIST_ADDRESS.test(entry) ? entry : resolve(base, entry)));
+}
+
+/** A plugin given as a relative file path (`./x.mjs`, `../x`) is resolved against `base`; package names stay. */
+function resolvePluginPath(entry: PluginEntry, base: string): PluginEntry {
+  const fix = (specifier: string) => (/^\.\.?[\\/]/.test(specifier) ? resolve(base, specifier) : specifier);
+  return typeof entry === "string" ? fix(entry) : { ...entry, module: fix(entry.module) };
 }
 
 /** `RENDERKIT_ADBLOCK_LISTS`: comma-separated file paths or addresses; replaces `adblock.lists` only. */
@@ -103,9 +111,15 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Serve
     const fromFile = checkConfig(await readConfigFile(file), `in ${file}`);
     if (fromFile.dataDir) fromFile.dataDir = resolve(dirname(file), fromFile.dataDir);
     if (fromFile.adblock) fromFile.adblock.lists = resolveLists(fromFile.adblock.lists, dirname(file));
+    if (fromFile.plugins) fromFile.plugins = fromFile.plugins.map((entry) => resolvePluginPath(entry, dirname(file)));
     Object.assign(config, fromFile);
   }
   Object.assign(config, fromEnv(env));
+  const redisUrl = env.RENDERKIT_REDIS_URL?.trim();
+  if (redisUrl) {
+    const { url: _url, ...rest } = config.redis ?? {};
+    config.redis = checkConfig({ redis: { ...rest, url: redisUrl } }, "from environment variable RENDERKIT_REDIS_URL").redis;
+  }
   const envLists = adblockListsFromEnv(env);
   if (envLists) config.adblock = { ...config.adblock, lists: envLists };
   if (options.overrides) Object.assign(config, checkConfig(options.overrides, "in the overrides"));

@@ -1,18 +1,25 @@
 import type { Logger, Renderer } from "@renderkit/core";
-import type { ProjectLoad } from "./http/project-load.js";
+import type { Role } from "./compose.js";
+import type { Destinations } from "./destinations.js";
 import type { RateLimits } from "./http/rate-limit.js";
 import type { ProjectStore } from "./projects.js";
-import type { RenderStore } from "./render-store.js";
+import type { ProjectLoad } from "./state/load.js";
+import type { RenderRecords } from "./state/records.js";
 import type { ServerConfig } from "./types.js";
 
 /** What every route may use; built once by `createApp`. */
 export interface AppContext {
   renderer: Renderer;
-  store: RenderStore;
+  /** Render records: files in one process, Redis hashes shared by API and worker nodes. */
+  store: RenderRecords;
   projects: ProjectStore;
   limits: RateLimits;
   /** Renders each project has waiting or running (`maxQueuedPerProject`). */
   load: ProjectLoad;
+  /** Project buckets and presigned uploads (`use_s3`, `s3_presigned_url`). */
+  destinations: Destinations;
+  /** What this process does: `all` (API and renders) or `api` (API only; workers render). */
+  role: Exclude<Role, "worker">;
   config: ServerConfig;
   logger: Logger;
   /** Public base address without a trailing slash. */

@@ -1,10 +1,14 @@
 export { verifyWebhookSignature } from "@renderkit/notifier-webhook";
 export { createApp } from "./app.js";
+export { type Composed, compose, type Role } from "./compose.js";
 export { ConfigError, defaultConfig, loadConfig } from "./config.js";
 export type { AppContext } from "./context.js";
 export { errorResponse, HttpProblem, STATUS } from "./http/errors.js";
 export { openApiDocument } from "./openapi.js";
 export { ProjectStore } from "./projects.js";
-export { type RenderRecord, RenderStore } from "./render-store.js";
 export { type RunningServer, type StartOptions, startServer } from "./serve.js";
+export { RenderStore } from "./state/file-records.js";
+export type { RenderRecord, RenderRecords } from "./state/records.js";
+export { RedisRenderRecords } from "./state/redis-records.js";
 export type { Project, ProjectConfig, ServerConfig } from "./types.js";
+export { type RunningWorker, startWorker } from "./worker.js";

@@ -264,6 +264,7 @@ export class ProjectStore {
       rateLimit: p.rateLimit ?? this.config.rateLimit,
       ...(p.formats ? { formats: p.formats } : {}),
       allowTokenless: p.allowTokenless ?? false,
+      ...(p.s3 ? { s3: p.s3 } : {}),
     };
     return { project: makeProject(base, p.webhookSecret, p.secretKey), hash };
   }

@@ -1,24 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer as createNetServer } from "node:net";
-import { join } from "node:path";
 import type { Duplex } from "node:stream";
-import { ConsoleLogger, createRenderer, definePlugin, FsQueue, type Logger, QUEUE, type Renderer } from "@renderkit/core";
-import { playwright } from "@renderkit/engine-playwright";
-import { puppeteer } from "@renderkit/engine-puppeteer";
-import { imageFormats } from "@renderkit/format-image";
-import { markdownFormat } from "@renderkit/format-markdown";
-import { svgFormat } from "@renderkit/format-svg";
-import { videoFormats } from "@renderkit/format-video";
-import { webhookNotifier } from "@renderkit/notifier-webhook";
+import { ConsoleLogger, type Logger, type PluginManifest, type Renderer } from "@renderkit/core";
 import { toNodeHandler } from "h3";
 import { listen } from "listhen";
 import { createApp } from "./app.js";
+import { compose } from "./compose.js";
 import type { AppContext } from "./context.js";
-import { ProjectLoad } from "./http/project-load.js";
-import { RateLimits } from "./http/rate-limit.js";
 import { ProjectStore } from "./projects.js";
-import { RenderStore } from "./render-store.js";
+import { lockDataDir } from "./state/data-dir-lock.js";
 import type { ServerConfig } from "./types.js";
 
 export interface RunningServer {
@@ -37,6 +28,10 @@ export interface StartOptions {
   onProjectCreated?(info: { id: string; secretKey: string; publishableKey: string; webhookSecret: string }): void;
   /** Install SIGTERM/SIGINT handlers that drain and exit (the CLI does; embedders decide). */
   handleSignals?: boolean;
+  /** `all` (default): API and renders in this process; `api`: the API only, workers render (needs redis). */
+  role?: "all" | "api";
+  /** Plugins of the embedding program (engines, formats, storage...), after the config file's `plugins`. */
+  plugins?: readonly PluginManifest[];
 }
 
 /** A free TCP port on `host` (for port 0). */
@@ -73,20 +68,30 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   );
 }
 
-/** The embedded durable queue: renders accepted with 201 survive a crash (kill -9) and resume. */
-const durableQueue = definePlugin((dir: string) => ({
-  name: "@renderkit/server/fs-queue",
-  register({ container, settings }) {
-    container.register(QUEUE, { useValue: new FsQueue(dir, { maxWaiting: settings.maxQueued }) });
-  },
-}));
-
 /**
- * Starts the server on embedded defaults: Playwright, image formats, PDF, fs storage, a durable
- * fs queue and webhooks, listening with listhen on `config.host:config.port`.
+ * Starts the server, listening with listhen on `config.host:config.port`: on embedded defaults
+ * (both engines, every format, file storage, a durable file queue and webhooks, one process per
+ * data directory), or with `redis` as an API node of a shared queue (`role: "api"`) or API and
+ * worker in one (`role: "all"`), with S3 storage when `storage.kind` is `s3`.
  */
 export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? new ConsoleLogger(config.logLevel);
+  // File mode: the data directory's queue and records belong to this process alone.
+  const unlock = config.redis ? async () => {} : await lockDataDir(config.dataDir);
+  try {
+    return await start(config, options, logger, unlock);
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
+}
+
+async function start(
+  config: ServerConfig,
+  options: StartOptions,
+  logger: Logger,
+  unlock: () => Promise<void>,
+): Promise<RunningServer> {
   const { store: projects, created } = await ProjectStore.open(config, logger);
   if (created) {
     const info = {
@@ -103,8 +108,6 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
       );
     }
   }
-  const ttlMs = config.renderTtlDays * 86_400_000;
-  const records = new RenderStore(join(config.dataDir, "records"), ttlMs, logger);
   // Listen first: the port decides the base address renders are served from. listhen reads 0 as
   // "its default", so a free port is picked here for 0.
   const wanted = config.port === 0 ? await freePort(config.host) : config.port;
@@ -137,70 +140,49 @@ export async function startServer(config: ServerConfig, options: StartOptions = 
   }
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${port}`;
   const baseUrl = (config.baseUrl ?? url).replace(/\/+$/, "");
-  let renderer: Renderer;
+  const role = options.role ?? "all";
+  let parts: Awaited<ReturnType<typeof compose>>;
   try {
-    renderer = await createRenderer({
-      plugins: [
-        playwright(),
-        puppeteer(),
-        imageFormats(),
-        markdownFormat(),
-        svgFormat(),
-        videoFormats(),
-        durableQueue(join(config.dataDir, "queue")),
-        webhookNotifier({
-          secretFor: (projectId) => (projectId ? projects.byId(projectId)?.webhookSecret : undefined),
-          dir: join(config.dataDir, "webhooks"),
-          timeoutMs: config.webhooks.timeoutMs,
-          schedule: config.webhooks.scheduleMs,
-        }),
-      ],
-      logger,
-      dataDir: config.dataDir,
-      baseUrl,
-      allowPrivateNetworks: config.allowPrivateNetworks,
-      concurrency: config.concurrency,
-      maxQueued: config.maxQueued,
-      renderTtlSeconds: ttlMs / 1000,
-      adblock: config.adblock,
-      finalEvent: (renderId) => records.finalEvent(renderId),
-    });
+    parts = await compose(config, { role, logger, baseUrl, projects, plugins: options.plugins });
   } catch (error) {
     await listener.close();
     throw error;
   }
-  const load = new ProjectLoad();
-  renderer.on((event) => {
-    load.apply(event);
-    return records.apply(event);
-  });
-  const sweeper = setInterval(() => void records.sweep().catch(() => undefined), 3_600_000);
-  sweeper.unref();
+  const { renderer } = parts;
   const ctx: AppContext = {
     renderer,
-    store: records,
+    store: parts.records,
     projects,
-    limits: new RateLimits(),
-    load,
+    limits: parts.limits,
+    load: parts.load,
+    destinations: parts.destinations,
+    role,
     config,
     logger,
     baseUrl,
     state: { draining: false, stopWaiting: new AbortController() },
   };
   handler = toNodeHandler(createApp(ctx));
-  logger.info("renderkit server listening", { url, dataDir: config.dataDir });
+  logger.info("renderkit server listening", {
+    url,
+    role,
+    mode: config.redis ? "redis" : "file",
+    storage: config.storage.kind,
+    dataDir: config.dataDir,
+  });
   options.onListen?.(url);
 
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       ctx.state.draining = true;
-      clearInterval(sweeper);
       logger.info("draining", { seconds: config.drainSeconds });
+      // Renders first: waiting clients then get their answer (or a 307) before the parts close.
       await renderer.close(config.drainSeconds * 1000);
       ctx.state.stopWaiting.abort();
-      await records.flush();
       await listener.close();
+      await parts.close(0);
+      await unlock();
       logger.info("stopped");
     })();
     return closing;

@@ -19,7 +19,38 @@ export interface Project {
   formats?: string[];
   /** Whether `/v1/{publishableKey}/{format}?…` works without a token. Default false. */
   allowTokenless: boolean;
+  /** The project's own bucket (`use_s3`); `secretAccessKey` is not enumerable. */
+  s3?: S3Config;
 }
+
+/** An S3-compatible bucket and how to reach it. Absent credentials: `AWS_*` and the SDK's defaults. */
+export interface S3Config {
+  bucket: string;
+  region?: string;
+  endpoint?: string;
+  forcePathStyle?: boolean;
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  /** Public or CDN address of the bucket: render addresses become `<publicBaseUrl>/<key>`. */
+  publicBaseUrl?: string;
+}
+
+/** Where renders are kept: files under `<dataDir>/renders`, or a server-wide S3 bucket. */
+export type StorageConfig = { kind: "fs" } | ({ kind: "s3" } & S3Config);
+
+/** Redis shared by API and worker processes (queue, records, limits, webhooks). */
+export interface RedisConfig {
+  url: string;
+  /** Prefix of every key renderkit writes. Default `renderkit`. */
+  prefix: string;
+  /** How long a worker's hold on a render lasts without renewal; a dead worker's renders retry after it. Default 30 000. */
+  lockDurationMs: number;
+  /** How often workers look for renders whose worker died. Default 30 000. */
+  stalledIntervalMs: number;
+}
+
+/** A third-party plugin: a module specifier, or one with the options its factory is called with. */
+export type PluginEntry = string | { module: string; options?: Record<string, unknown> };
 
 /** The operator's configuration (JSON file); every field optional with a documented default. */
 export interface ServerConfig {
@@ -60,6 +91,12 @@ export interface ServerConfig {
    */
   adblock: { lists: string[]; refreshSeconds: number };
   logLevel: string;
+  /** Redis for API and worker nodes; absent: one process with file queue and records. */
+  redis?: RedisConfig;
+  /** Where renders are kept. Default `{ kind: "fs" }`. */
+  storage: StorageConfig;
+  /** Third-party plugins loaded at start (package names or paths). */
+  plugins: PluginEntry[];
 }
 
 /** A project as written in the config file. */
@@ -74,4 +111,5 @@ export interface ProjectConfig {
   rateLimit?: { requests: number; perSeconds: number };
   formats?: string[];
   allowTokenless?: boolean;
+  s3?: S3Config;
 }

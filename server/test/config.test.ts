@@ -64,7 +64,10 @@ describe("loadConfig defaults and sources", () => {
         refreshSeconds: 86_400,
       },
       logLevel: "info",
+      storage: { kind: "fs" },
+      plugins: [],
     });
+    expect(config.redis).toBeUndefined();
   });
 
   it("reads PORT, HOST, RENDERKIT_DATA_DIR and RENDERKIT_LOG_LEVEL", async () => {

@@ -1,9 +1,12 @@
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConsoleLogger } from "@renderkit/core";
+import { startRedis, type TestRedis } from "../../test/helpers/redis.js";
+import { startS3, type TestS3 } from "../../test/helpers/s3.js";
 import { loadConfig } from "../dist/config.js";
 import { type RunningServer, startServer } from "../dist/serve.js";
 import type { ServerConfig } from "../dist/types.js";
@@ -69,9 +72,41 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/**
+ * `RENDERKIT_TEST_MODE=redis` runs the server's HTTP tests against the scale-out parts (DESIGN
+ * §6: "the server's HTTP tests run against both"): a real redis-server and an S3-compatible
+ * server, started once per test file, each test server with its own key prefix.
+ */
+export const TEST_MODE = process.env.RENDERKIT_TEST_MODE === "redis" ? "redis" : "file";
+
+let shared: Promise<{ redis: TestRedis; s3: TestS3 }> | undefined;
+function sharedServices(): Promise<{ redis: TestRedis; s3: TestS3 }> {
+  shared ??= Promise.all([startRedis(), startS3(["renders"])]).then(([redis, s3]) => ({ redis, s3 }));
+  return shared;
+}
+
+/** Config keys of the redis test mode: a fresh prefix, the shared Redis, the `renders` bucket. */
+async function modeConfig(): Promise<Record<string, unknown>> {
+  if (TEST_MODE === "file") return {};
+  const { redis, s3 } = await sharedServices();
+  return {
+    redis: { url: redis.url, prefix: `t${randomUUID().slice(0, 8)}`, lockDurationMs: 5_000, stalledIntervalMs: 2_000 },
+    storage: {
+      kind: "s3",
+      bucket: "renders",
+      endpoint: s3.endpoint,
+      region: s3.region,
+      forcePathStyle: true,
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
+    },
+  };
+}
+
 /** The real server on a free loopback port, with two projects and loopback allowed. */
 export async function startTestServer(overrides: Record<string, unknown> = {}, dataDir?: string): Promise<TestServer> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "renderkit-server-"));
+  const mode = await modeConfig();
   const config = await loadConfig({
     env: {},
     overrides: {
@@ -85,6 +120,7 @@ export async function startTestServer(overrides: Record<string, unknown> = {}, d
         { ...PROJECT_B, rateLimit: { requests: 1000, perSeconds: 60 } },
       ],
       webhooks: { timeoutMs: 2000, scheduleMs: [200, 400, 800] },
+      ...mode,
       ...overrides,
     } as Partial<ServerConfig>,
   });

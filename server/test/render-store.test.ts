@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConsoleLogger } from "@renderkit/core";
 import { afterAll, describe, expect, it } from "vitest";
-import { RenderStore } from "../dist/render-store.js";
+import { RenderStore } from "../dist/state/file-records.js";
 
 const dir = mkdtempSync(join(tmpdir(), "renderkit-records-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

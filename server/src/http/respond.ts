@@ -94,11 +94,10 @@ export async function guardRender(event: H3Event, ctx: AppContext): Promise<Proj
   return project;
 }
 
-/** Refuses a new render when the project already holds its share of the queue (429). */
-export function checkLoad(project: Project, ctx: AppContext): void {
+/** Renders one project may have waiting or running (`maxQueuedPerProject`, else half the queue when shared). */
+export function projectShare(ctx: AppContext): number {
   const { maxQueued, maxQueuedPerProject } = ctx.config;
-  const limit = maxQueuedPerProject ?? (ctx.projects.list().length > 1 ? Math.max(1, Math.ceil(maxQueued / 2)) : maxQueued);
-  ctx.load.check(project, limit);
+  return maxQueuedPerProject ?? (ctx.projects.list().length > 1 ? Math.max(1, Math.ceil(maxQueued / 2)) : maxQueued);
 }
 
 /** Refuses formats the project may not use. */

@@ -2,12 +2,13 @@ import type { ErrorCode } from "@renderkit/core";
 import type { H3Event } from "h3";
 import { errorResponse, STATUS } from "../http/errors.js";
 import { answerHeaders, requestId } from "../http/respond.js";
-import type { RenderRecord } from "../render-store.js";
+import type { RenderRecord } from "../state/records.js";
 
 /** Fields of a finished render shown to clients: the spec's five, then side renders and extras. */
 export function resultBody(record: RenderRecord): Record<string, unknown> {
   const {
     key: _key,
+    location: _location,
     contentType: _type,
     format: _format,
     ...rest

@@ -3,6 +3,7 @@ import type { ByteRange } from "@renderkit/core";
 import type { H3, H3Event } from "h3";
 import type { AppContext } from "../context.js";
 import { HttpProblem } from "../http/errors.js";
+import { ACTIVE_CONTENT, findRender } from "./stored.js";
 
 const STORED_DOCUMENT_CSP = "sandbox; default-src 'none'; img-src * data:; style-src * 'unsafe-inline'; font-src * data:";
 
@@ -26,14 +27,23 @@ function parseRange(header: string | null, size: number): ByteRange | undefined 
   return { start, end };
 }
 
-/** Serves stored renders at their `renderUrl` with Content-Type, Content-Length, HEAD and Range. */
+/**
+ * A render's server address (`renderUrl` when the storage has no public address): the bytes,
+ * with Content-Type, Content-Length, HEAD and Range; from S3 storage and project buckets, a 302
+ * to a fresh presigned address instead (SigV4 addresses last at most 7 days, renders 30),
+ * except for HTML and SVG, which are always served from here under a sandboxing CSP.
+ */
 export function fileRoutes(app: H3, ctx: AppContext): void {
   const serve = async (event: H3Event) => {
     const key = decodeURIComponent(event.context.params?.key ?? "");
     if (!/^[A-Za-z0-9_-]{1,160}\.[a-z0-9]{1,8}$/.test(key)) throw new HttpProblem(404, "No such render");
-    const head = await ctx.renderer.read(key);
-    if (!head) throw new HttpProblem(404, "No such render, or it expired");
-    head.body.destroy();
+    const found = await findRender(ctx, key);
+    if (!found) throw new HttpProblem(404, "No such render, or it expired");
+    const { head } = found;
+    // Object storage hands images, PDFs and videos out itself (the address here stays valid as
+    // long as the render); HTML and SVG are served from here, under the sandboxing CSP.
+    const target = ACTIVE_CONTENT.test(head.contentType) ? undefined : await found.signedUrl();
+    if (target) return new Response(null, { status: 302, headers: { location: target, "cache-control": "private, no-store" } });
     const range = parseRange(event.req.headers.get("range"), head.size);
     const headers: Record<string, string> = {
       "content-type": head.contentType,
@@ -44,7 +54,7 @@ export function fileRoutes(app: H3, ctx: AppContext): void {
     if (head.expiresAt) headers.expires = new Date(head.expiresAt).toUTCString();
     headers["x-content-type-options"] = "nosniff";
     // Stored HTML and SVG come from rendered pages: never let them run script on this origin.
-    if (/^(text\/html|image\/svg\+xml)/.test(head.contentType)) headers["content-security-policy"] = STORED_DOCUMENT_CSP;
+    if (ACTIVE_CONTENT.test(head.contentType)) headers["content-security-policy"] = STORED_DOCUMENT_CSP;
     if (range === null) {
       throw new HttpProblem(416, "The requested range is outside the render", undefined, {
         "content-range": `bytes */${head.size}`,
@@ -54,7 +64,7 @@ export function fileRoutes(app: H3, ctx: AppContext): void {
     if (range) headers["content-range"] = `bytes ${range.start}-${range.end}/${head.size}`;
     headers["content-length"] = String(range ? range.end - range.start + 1 : head.size);
     if (event.req.method === "HEAD") return new Response(null, { status, headers });
-    const object = await ctx.renderer.read(key, range);
+    const object = await found.read(range);
     if (!object) throw new HttpProblem(404, "No such render, or it expired");
     return new Response(Readable.toWeb(object.body) as ReadableStream, { status, headers });
   };

@@ -4,10 +4,11 @@ import { RenderError } from "@renderkit/core";
 import type { H3, H3Event } from "h3";
 import type { AppContext } from "../context.js";
 import { paramsToOptions } from "../http/body.js";
-import { answerHeaders, attachment, checkLoad, checkPlan, reportIgnored } from "../http/respond.js";
-import { checkAddress, takeServerOptions } from "../server-options.js";
+import { answerHeaders, attachment } from "../http/respond.js";
 import type { Project } from "../types.js";
 import { failureResponse } from "./bodies.js";
+import { readRender } from "./stored.js";
+import { submitRender } from "./submit.js";
 
 /** The query string exactly as the client sent it: tokens are HMACs of these bytes. */
 function rawQuery(event: H3Event): string {
@@ -49,16 +50,17 @@ export function linkRoutes(app: H3, ctx: AppContext): void {
     delete fromQuery.response_type;
     delete fromQuery.responseType;
     // webhook_url works as on the API; redirect_after has no meaning here (the link waits).
-    const { server, render: input } = await takeServerOptions(fromQuery, ctx);
-    input.format = format;
-    if (ctx.config.engine && input.engine === undefined) input.engine = ctx.config.engine;
-    const parsed = ctx.renderer.parse(input);
-    checkPlan(project, parsed.options.format);
-    checkLoad(project, ctx);
-    await checkAddress(ctx, parsed.options.url);
-    const meta = { projectId: project.id, ...(server.webhookUrl ? { webhookUrl: server.webhookUrl } : {}) };
-    const { renderId, ignored } = await ctx.renderer.submit(input, { origin: "link", meta });
-    reportIgnored(event, ignored);
+    if (fromQuery.s3_presigned_url !== undefined || fromQuery.s3PresignedUrl !== undefined) {
+      throw new RenderError(
+        "InvalidOptions",
+        "Option s3_presigned_url cannot be used with render links: they answer with the render itself",
+        {
+          details: { option: "s3_presigned_url" },
+        },
+      );
+    }
+    fromQuery.format = format;
+    const { renderId, parsed } = await submitRender(event, ctx, project, fromQuery, "link");
     const stopping = ctx.state.stopWaiting.signal;
     const record = await ctx.store.wait(renderId, parsed.options.timeout + parsed.options.delay + 120_000, stopping);
     if (record?.status !== "succeeded" || !record.result) {
@@ -66,7 +68,7 @@ export function linkRoutes(app: H3, ctx: AppContext): void {
       if (stopping.aborted) throw new RenderError("ServiceUnavailable", "The server is shutting down; retry shortly");
       throw new RenderError("TimedOutError", "The render did not finish in time");
     }
-    const stored = await ctx.renderer.read(record.result.key);
+    const stored = await readRender(ctx, record);
     if (!stored) throw new RenderError("EngineResponseNotOkError", "The render is no longer stored");
     const headers: Record<string, string> = {
       ...answerHeaders(event),

@@ -20,7 +20,7 @@ export function metaRoutes(app: H3, ctx: AppContext): void {
     const queue = await ctx.renderer.queueCounts();
     if (queue.waiting >= ctx.config.maxQueued) return unavailable("The render queue is full");
     const engines = Object.fromEntries(ctx.renderer.engines.map((name) => [name, ctx.renderer.engine(name).stats()]));
-    return json(event, 200, { status: "ready", engines, queue, formats: ctx.renderer.formats });
+    return json(event, 200, { status: "ready", role: ctx.role, engines, queue, formats: ctx.renderer.formats });
   };
   app.get("/health", health);
   app.head("/health", headOf(health));

@@ -1,40 +1,10 @@
-import { newRenderId, type RenderOrigin } from "@renderkit/core";
 import type { H3, H3Event } from "h3";
 import type { AppContext } from "../context.js";
 import { readOptions } from "../http/body.js";
-import {
-  answerHeaders,
-  checkLoad,
-  checkPlan,
-  guardRender,
-  headOf,
-  json,
-  lookupProject,
-  projectOf,
-  reportIgnored,
-} from "../http/respond.js";
-import type { RenderRecord } from "../render-store.js";
-import { checkAddress, takeServerOptions } from "../server-options.js";
-import type { Project } from "../types.js";
+import { answerHeaders, guardRender, headOf, json, lookupProject, projectOf } from "../http/respond.js";
+import type { RenderRecord } from "../state/records.js";
 import { failureResponse, resultBody, statusBody } from "./bodies.js";
-
-/** Validates and queues a render for `project`; resolves with its id and the options it ignored. */
-async function submit(event: H3Event, ctx: AppContext, project: Project, input: Record<string, unknown>, origin: RenderOrigin) {
-  const { server, render } = await takeServerOptions(input, ctx);
-  if (ctx.config.engine && render.engine === undefined) render.engine = ctx.config.engine;
-  const parsed = ctx.renderer.parse(render);
-  checkPlan(project, parsed.options.format);
-  checkLoad(project, ctx);
-  await checkAddress(ctx, parsed.options.url);
-  const meta = {
-    projectId: project.id,
-    ...(server.webhookUrl ? { webhookUrl: server.webhookUrl } : {}),
-    redirectAfter: server.redirectAfter,
-  };
-  const { renderId, ignored } = await ctx.renderer.submit(render, { origin, meta, renderId: newRenderId(origin) });
-  reportIgnored(event, ignored);
-  return { renderId, server };
-}
+import { submitRender } from "./submit.js";
 
 /** Waits up to `seconds` for the render; 200 with the result, the failure, or a 307 to wait again. */
 async function waitAndAnswer(event: H3Event, ctx: AppContext, renderId: string, seconds: number): Promise<Response> {
@@ -54,13 +24,13 @@ export function renderRoutes(app: H3, ctx: AppContext): void {
   const sync = async (event: H3Event) => {
     const project = await guardRender(event, ctx);
     const input = await readOptions(event.req, ctx.config.maxBodyBytes);
-    const { renderId, server } = await submit(event, ctx, project, input, "sync");
+    const { renderId, server } = await submitRender(event, ctx, project, input, "sync");
     return waitAndAnswer(event, ctx, renderId, server.redirectAfter);
   };
   const async_ = async (event: H3Event) => {
     const project = await guardRender(event, ctx);
     const input = await readOptions(event.req, ctx.config.maxBodyBytes);
-    const { renderId } = await submit(event, ctx, project, input, "async");
+    const { renderId } = await submitRender(event, ctx, project, input, "async");
     const statusUrl = `${ctx.baseUrl}/v1/render/${encodeURIComponent(renderId)}`;
     return json(event, 201, { status: "created", renderId, statusUrl }, answerHeaders(event));
   };

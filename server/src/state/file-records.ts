@@ -1,45 +1,20 @@
 import { EventEmitter } from "node:events";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import {
-  type FinalRenderEvent,
-  isSafeId,
-  type Logger,
-  type RenderEvent,
-  type RenderResult,
-  type RenderStatus,
-} from "@renderkit/core";
+import { type FinalRenderEvent, isSafeId, type Logger, type RenderEvent } from "@renderkit/core";
+import { endFields, finalEventOf, newRecord, type RenderRecord, type RenderRecords, TERMINAL } from "./records.js";
 
-/** What the server remembers of a render: enough for the status endpoint and the redirect path. */
-export interface RenderRecord {
-  renderId: string;
-  projectId: string;
-  status: RenderStatus;
-  createdAt: number;
-  attempt: number;
-  /** Public result fields, present once `succeeded`. */
-  result?: Omit<RenderResult, "path" | "key" | "renderId"> & { key: string };
-  /** Human reason and code, present once `failed`. */
-  reason?: string;
-  code?: string;
-  /** When the record (and its render) may be forgotten. */
-  expiresAt: number;
-  /** Seconds a sync request for this render waits before redirecting. */
-  redirectAfter?: number;
-  /** When the render's work started and ended (epoch ms), once it ended. */
-  startTime?: number;
-  endTime?: number;
-}
+export type { RenderRecord } from "./records.js";
 
-const TERMINAL = new Set<RenderStatus>(["succeeded", "failed"]);
 /** How long an ended record stays in memory after its last change. */
 const MEMORY_MS = 10 * 60_000;
 
 /**
- * Render records kept in memory and in `<dir>/<renderId>.json`, updated from the renderer's
- * events, so status lookups survive restarts. Waiters are woken when a render ends.
+ * Render records of a single-process server: in memory and in `<dir>/<renderId>.json`, updated
+ * from the renderer's events, so status lookups survive restarts. Waiters are woken when a
+ * render ends.
  */
-export class RenderStore {
+export class RenderStore implements RenderRecords {
   private readonly records = new Map<string, RenderRecord>();
   private readonly events = new EventEmitter();
   private writes = Promise.resolve();
@@ -56,43 +31,25 @@ export class RenderStore {
    * Applies a renderer event (subscribe with `renderer.on(e => store.apply(e))`); resolves once
    * the record is on disk, which the renderer waits for (a 201 is only sent for a recorded render).
    */
-  apply(event: RenderEvent): Promise<void> {
-    const projectId = typeof event.meta?.projectId === "string" ? event.meta.projectId : "";
-    const now = Date.now();
-    const record: RenderRecord = this.records.get(event.renderId) ?? {
-      renderId: event.renderId,
-      projectId,
-      status: "created",
-      createdAt: now,
-      attempt: 1,
-      expiresAt: now + this.ttlMs,
-    };
+  async apply(event: RenderEvent): Promise<void> {
+    // A record no longer in memory is read back first, so a late event cannot overwrite its end.
+    const known =
+      this.records.get(event.renderId) ?? (event.type === "render.created" ? undefined : await this.get(event.renderId));
+    const record: RenderRecord = known ?? newRecord(event, this.ttlMs);
+    // The first end stands: a second final event for the same render changes nothing.
+    if (TERMINAL.has(record.status)) return this.writes;
     switch (event.type) {
-      case "render.created":
-        if (typeof event.meta?.redirectAfter === "number") record.redirectAfter = event.meta.redirectAfter;
-        break;
       case "render.started":
         record.attempt = event.attempt;
-        if (event.attempt > 1 && !TERMINAL.has(record.status)) record.status = "retrying";
+        if (event.attempt > 1) record.status = "retrying";
         break;
       case "render.retrying":
         record.status = "retrying";
         record.attempt = event.attempt;
         break;
-      case "render.succeeded": {
-        const { path: _path, renderId: _id, ...result } = event.result;
-        record.status = "succeeded";
-        record.result = result;
-        record.startTime = event.startTime;
-        record.endTime = event.endTime;
-        break;
-      }
+      case "render.succeeded":
       case "render.failed":
-        record.status = "failed";
-        record.reason = event.reason;
-        record.code = event.code;
-        record.startTime = event.startTime;
-        record.endTime = event.endTime;
+        Object.assign(record, endFields(event));
         break;
     }
     this.records.set(record.renderId, record);
@@ -167,16 +124,7 @@ export class RenderStore {
    * job must not run twice, and its notifiers are told the outcome clients already see).
    */
   async finalEvent(renderId: string): Promise<FinalRenderEvent | undefined> {
-    const record = await this.get(renderId);
-    if (!record || !TERMINAL.has(record.status)) return undefined;
-    const startTime = record.startTime ?? record.createdAt;
-    const endTime = record.endTime ?? startTime;
-    if (record.status === "failed") {
-      const code = record.code ?? "EngineResponseNotOkError";
-      return { type: "render.failed", renderId, code, reason: record.reason ?? "The render failed", startTime, endTime };
-    }
-    const result = { ...record.result, renderId } as RenderResult;
-    return { type: "render.succeeded", renderId, result, startTime, endTime };
+    return finalEventOf(await this.get(renderId));
   }
 
   /** Resolves with the record once the render ended, or with its current state after `timeoutMs`. */

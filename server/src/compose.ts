@@ -1,0 +1,190 @@
+import { join } from "node:path";
+import {
+  createRenderer,
+  definePlugin,
+  FsQueue,
+  type Logger,
+  type PluginManifest,
+  QUEUE,
+  type Renderer,
+  STORAGE,
+} from "@renderkit/core";
+import { playwright } from "@renderkit/engine-playwright";
+import { puppeteer } from "@renderkit/engine-puppeteer";
+import { imageFormats } from "@renderkit/format-image";
+import { markdownFormat } from "@renderkit/format-markdown";
+import { svgFormat } from "@renderkit/format-svg";
+import { videoFormats } from "@renderkit/format-video";
+import { webhookNotifier } from "@renderkit/notifier-webhook";
+import { bullmqQueue } from "@renderkit/queue-bullmq";
+import { s3Storage } from "@renderkit/storage-s3";
+import type { Redis } from "ioredis";
+import { ConfigError } from "./config-error.js";
+import { Destinations } from "./destinations.js";
+import { RateLimits } from "./http/rate-limit.js";
+import { loadPlugins } from "./load-plugins.js";
+import type { ProjectStore } from "./projects.js";
+import { RenderStore } from "./state/file-records.js";
+import { MemoryProjectLoad, type ProjectLoad } from "./state/load.js";
+import type { RenderRecords } from "./state/records.js";
+import { closeRedis, connectRedis } from "./state/redis-client.js";
+import { RedisProjectLoad } from "./state/redis-load.js";
+import { RedisRenderRecords } from "./state/redis-records.js";
+import type { ServerConfig } from "./types.js";
+
+/** What a process does: API and renders (`serve`), the API alone (`serve --role api`), renders alone (`worker`). */
+export type Role = "all" | "api" | "worker";
+
+export interface ComposeOptions {
+  role: Role;
+  logger: Logger;
+  /** Public base address of the API (render and status addresses). */
+  baseUrl: string;
+  projects: ProjectStore;
+  /** Plugins given by an embedding program, after those of the config file. */
+  plugins?: readonly PluginManifest[];
+}
+
+/** The parts of one renderkit process, and how to stop them. */
+export interface Composed {
+  renderer: Renderer;
+  records: RenderRecords;
+  load: ProjectLoad;
+  limits: RateLimits;
+  destinations: Destinations;
+  /** Stops rendering (running renders get `drainMs`), then closes every part. */
+  close(drainMs: number): Promise<void>;
+}
+
+/** Registers `plugin` unless a plugin before it (a third-party one) already filled `token`. */
+const unlessTaken = (token: typeof QUEUE | typeof STORAGE, plugin: PluginManifest): PluginManifest => ({
+  name: `${plugin.name} (default)`,
+  register(context) {
+    const taken = token === QUEUE ? context.container.isRegistered(QUEUE) : context.container.isRegistered(STORAGE);
+    if (!taken) return plugin.register(context);
+  },
+});
+
+const fsQueue = definePlugin((dir: string) => ({
+  name: "@renderkit/server/fs-queue",
+  register({ container, settings }) {
+    container.register(QUEUE, { useValue: new FsQueue(dir, { maxWaiting: settings.maxQueued }) });
+  },
+}));
+
+/** Queue, storage and webhooks of this mode: files in one process, or Redis and S3 shared by many. */
+function modePlugins(config: ServerConfig, role: Role, projects: ProjectStore): PluginManifest[] {
+  const { redis, storage, webhooks } = config;
+  const out: PluginManifest[] = [];
+  if (redis) {
+    const { url, prefix, lockDurationMs, stalledIntervalMs } = redis;
+    out.push(
+      unlessTaken(
+        QUEUE,
+        bullmqQueue({ connection: url, prefix, lockDurationMs, stalledIntervalMs, maxWaiting: config.maxQueued }),
+      ),
+    );
+  } else {
+    out.push(unlessTaken(QUEUE, fsQueue(join(config.dataDir, "queue"))));
+  }
+  if (storage.kind === "s3") {
+    const { kind: _kind, ...s3 } = storage;
+    out.push(unlessTaken(STORAGE, s3Storage({ ...s3, secretAccessKey: storage.secretAccessKey })));
+  }
+  // Final events happen where renders run: an API-only node has nothing to notify.
+  if (role !== "api") {
+    out.push(
+      webhookNotifier({
+        secretFor: (projectId) => (projectId ? projects.byId(projectId)?.webhookSecret : undefined),
+        dir: join(config.dataDir, "webhooks"),
+        timeoutMs: webhooks.timeoutMs,
+        schedule: webhooks.scheduleMs,
+        ...(redis ? { redis: { url: redis.url, prefix: redis.prefix, lockMs: redis.lockDurationMs } } : {}),
+      }),
+    );
+  }
+  return out;
+}
+
+/**
+ * Builds the parts of a process for its role. Without `redis` there is one process per data
+ * directory (the caller holds its lock) and `api`/`worker` roles are refused; with it, the
+ * queue (BullMQ), records, rate limits, per-project load and webhooks live in Redis.
+ */
+export async function compose(config: ServerConfig, options: ComposeOptions): Promise<Composed> {
+  const { role, logger, baseUrl, projects } = options;
+  if (!config.redis && role !== "all") {
+    const what = role === "api" ? "serve --role api" : "worker";
+    throw new ConfigError(
+      `renderkit ${what} needs redis (config key redis.url or RENDERKIT_REDIS_URL): without it the queue belongs to one process; use renderkit serve`,
+    );
+  }
+  const cleanups: (() => Promise<void>)[] = [];
+  const cleanup = async () => {
+    for (const step of cleanups.reverse()) await step().catch((e: unknown) => logger.warn("close failed", { error: String(e) }));
+  };
+  try {
+    let redis: Redis | undefined;
+    if (config.redis) {
+      const client = await connectRedis(config.redis.url, role);
+      redis = client;
+      cleanups.push(() => closeRedis(client));
+    }
+    const ttlMs = config.renderTtlDays * 86_400_000;
+    const prefix = config.redis?.prefix ?? "renderkit";
+    const records: RenderRecords = redis
+      ? new RedisRenderRecords(redis, prefix, ttlMs, logger)
+      : new RenderStore(join(config.dataDir, "records"), ttlMs, logger);
+    cleanups.push(async () => {
+      await records.flush();
+      await records.close?.();
+    });
+    const load: ProjectLoad = redis ? new RedisProjectLoad(redis, prefix) : new MemoryProjectLoad();
+    const limits = new RateLimits(redis ? { redis, keyPrefix: `${prefix}:rl` } : {});
+    const destinations = new Destinations(projects, config, baseUrl, logger);
+    cleanups.push(() => destinations.close());
+    const plugins = [
+      ...(await loadPlugins(config.plugins)),
+      ...(options.plugins ?? []),
+      playwright(),
+      puppeteer(),
+      imageFormats(),
+      markdownFormat(),
+      svgFormat(),
+      videoFormats(),
+      ...modePlugins(config, role, projects),
+    ];
+    const renderer = await createRenderer({
+      plugins,
+      logger,
+      dataDir: config.dataDir,
+      baseUrl,
+      allowPrivateNetworks: config.allowPrivateNetworks,
+      concurrency: config.concurrency,
+      maxQueued: config.maxQueued,
+      renderTtlSeconds: ttlMs / 1000,
+      adblock: config.adblock,
+      worker: role !== "api",
+      finalEvent: (renderId) => records.finalEvent(renderId),
+      destination: destinations.resolve,
+    });
+    renderer.on((event) => Promise.all([records.apply(event), load.apply(event)]));
+    const sweeper = setInterval(() => void records.sweep().catch(() => undefined), 3_600_000);
+    sweeper.unref();
+    return {
+      renderer,
+      records,
+      load,
+      limits,
+      destinations,
+      async close(drainMs) {
+        clearInterval(sweeper);
+        await renderer.close(drainMs);
+        await cleanup();
+      },
+    };
+  } catch (error) {
+    await cleanup();
+    throw error;
+  }
+}

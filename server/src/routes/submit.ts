@@ -1,0 +1,49 @@
+import { newRenderId, type ParsedOptions, type RenderOrigin } from "@renderkit/core";
+import type { H3Event } from "h3";
+import type { AppContext } from "../context.js";
+import { checkPlan, projectShare, reportIgnored } from "../http/respond.js";
+import { checkAddress, type ServerOptions, takeServerOptions } from "../server-options.js";
+import type { Project } from "../types.js";
+
+/** A render accepted and queued. */
+export interface Submitted {
+  renderId: string;
+  server: ServerOptions;
+  parsed: ParsedOptions;
+}
+
+/**
+ * Validates and queues a render for `project` (the API's sync and async endpoints and render
+ * links): server options, render options, the project's formats, the target and destination
+ * addresses, then a place in the project's share of the queue, reserved before the job is added
+ * and given back when it cannot be.
+ */
+export async function submitRender(
+  event: H3Event,
+  ctx: AppContext,
+  project: Project,
+  input: Record<string, unknown>,
+  origin: RenderOrigin,
+): Promise<Submitted> {
+  const { server, render } = await takeServerOptions(input, ctx);
+  if (ctx.config.engine && render.engine === undefined) render.engine = ctx.config.engine;
+  const parsed = ctx.renderer.parse(render);
+  checkPlan(project, parsed.options.format);
+  await checkAddress(ctx, parsed.options.url);
+  await ctx.destinations.check(project, parsed.options);
+  const meta = {
+    projectId: project.id,
+    ...(server.webhookUrl ? { webhookUrl: server.webhookUrl } : {}),
+    redirectAfter: server.redirectAfter,
+  };
+  const renderId = newRenderId(origin);
+  await ctx.load.reserve(project, renderId, projectShare(ctx));
+  try {
+    const { ignored } = await ctx.renderer.submit(render, { origin, meta, renderId });
+    reportIgnored(event, ignored);
+  } catch (error) {
+    await ctx.load.release(project.id, renderId).catch(() => undefined);
+    throw error;
+  }
+  return { renderId, server, parsed };
+}

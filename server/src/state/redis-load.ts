@@ -1,0 +1,71 @@
+import type { RenderEvent } from "@renderkit/core";
+import type { Redis } from "ioredis";
+import type { Project } from "../types.js";
+import { loadRefusal, type ProjectLoad } from "./load.js";
+import { redisUnavailable } from "./redis-client.js";
+
+/**
+ * Reserves a place atomically: drops places older than ARGV[1] (renders whose end was lost),
+ * then adds ARGV[3] unless the project already holds ARGV[2]. Returns the places held before,
+ * negative (−held − 1) when refused.
+ */
+const RESERVE = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+local held = redis.call('ZCARD', KEYS[1])
+if held >= tonumber(ARGV[2]) then return -held - 1 end
+redis.call('ZADD', KEYS[1], ARGV[4], ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return held
+`;
+
+/** A place older than this is taken back (a render cannot wait and run that long). */
+const STALE_MS = 24 * 3_600_000;
+
+/**
+ * The per-project queue share of API and worker nodes (DESIGN §6 "Limits"): a sorted set of
+ * render ids per project, `<prefix>:load:<projectId>`. API nodes reserve before queueing;
+ * the worker that ends a render releases its place.
+ */
+export class RedisProjectLoad implements ProjectLoad {
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+  ) {}
+
+  private key(projectId: string): string {
+    return `${this.prefix}:load:${projectId}`;
+  }
+
+  async reserve(project: Project, renderId: string, limit: number): Promise<void> {
+    const now = Date.now();
+    let held: number;
+    try {
+      held = Number(await this.redis.eval(RESERVE, 1, this.key(project.id), now - STALE_MS, limit, renderId, now, STALE_MS));
+    } catch (error) {
+      throw redisUnavailable(error);
+    }
+    if (held < 0) throw loadRefusal(-held - 1, limit);
+  }
+
+  async release(projectId: string, renderId: string): Promise<void> {
+    try {
+      await this.redis.zrem(this.key(projectId), renderId);
+    } catch (error) {
+      throw redisUnavailable(error);
+    }
+  }
+
+  async apply(event: RenderEvent): Promise<void> {
+    const projectId = event.meta?.projectId;
+    if (typeof projectId !== "string") return;
+    if (event.type === "render.succeeded" || event.type === "render.failed") await this.release(projectId, event.renderId);
+  }
+
+  async count(projectId: string): Promise<number> {
+    try {
+      return await this.redis.zcard(this.key(projectId));
+    } catch (error) {
+      throw redisUnavailable(error);
+    }
+  }
+}

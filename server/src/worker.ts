@@ -1,0 +1,68 @@
+import { ConsoleLogger, type Logger, type PluginManifest, type Renderer } from "@renderkit/core";
+import { compose } from "./compose.js";
+import { ConfigError } from "./config-error.js";
+import { ProjectStore } from "./projects.js";
+import type { ServerConfig } from "./types.js";
+
+export interface RunningWorker {
+  renderer: Renderer;
+  /** Stops taking renders; running ones get `drainSeconds`, then go back to the queue for another worker. */
+  close(): Promise<void>;
+}
+
+export interface WorkerOptions {
+  logger?: Logger;
+  /** Install SIGTERM/SIGINT handlers that drain and exit (the CLI does). */
+  handleSignals?: boolean;
+  /** Plugins of the embedding program, after the config file's `plugins`. */
+  plugins?: readonly PluginManifest[];
+}
+
+/** The API's public address as workers write it into `renderUrl`: `baseUrl`, else `http://host:port`. */
+export function workerBaseUrl(config: ServerConfig): string {
+  if (config.baseUrl) return config.baseUrl.replace(/\/+$/, "");
+  if (config.port === 0) {
+    throw new ConfigError("renderkit worker needs baseUrl (the API's public address) when port is 0");
+  }
+  const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${config.port}`;
+}
+
+/**
+ * Starts a worker process: renders from the shared queue (BullMQ on `config.redis`), records
+ * their states, delivers webhooks. It serves no HTTP: render addresses point at the API nodes
+ * (`baseUrl`), which read the same records and storage.
+ */
+export async function startWorker(config: ServerConfig, options: WorkerOptions = {}): Promise<RunningWorker> {
+  const logger = options.logger ?? new ConsoleLogger(config.logLevel);
+  const baseUrl = workerBaseUrl(config);
+  // Projects are read, never created here: the API node that starts first makes the default one.
+  const { store: projects } = await ProjectStore.open(config, logger, { createDefault: false });
+  const parts = await compose(config, { role: "worker", logger, baseUrl, projects, plugins: options.plugins });
+  logger.info("renderkit worker started", {
+    concurrency: config.concurrency,
+    storage: config.storage.kind,
+    engines: parts.renderer.engines,
+  });
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      logger.info("draining", { seconds: config.drainSeconds });
+      await parts.close(config.drainSeconds * 1000);
+      logger.info("stopped");
+    })();
+    return closing;
+  };
+  if (options.handleSignals) {
+    const onSignal = (signal: NodeJS.Signals) => {
+      logger.info("signal received", { signal });
+      void close().then(() => process.exit(0));
+    };
+    process.once("SIGTERM", onSignal);
+    process.once("SIGINT", onSignal);
+    process.on("SIGHUP", () => {
+      void projects.reload().then((changed) => logger.info("projects reloaded", { changed }));
+    });
+  }
+  return { renderer: parts.renderer, close };
+}
