@@ -60,3 +60,4 @@ export const textFormat = definePlugin((settings = {}) => ({
     container.register(FORMATTER, { useValue: new TextFormatter({ maxChars: settings.maxChars ?? 1_000_000 }) });
   },
 }));
+export default textFormat;
