@@ -47,7 +47,7 @@ export class RenderEvents {
 
   /**
    * Ends a render: records the final event, then hands the notifiers the outcome ON RECORD and
-   * resolves with it. The two differ only when another process ended the render first (a worker
+   * resolves with it (`event` itself when it is the one on record). The two differ only when another process ended the render first (a worker
    * whose lock a stall check took away finishes anyway; the record's compare-and-set keeps the
    * first end): every notification then tells what the status endpoint shows.
    */

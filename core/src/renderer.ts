@@ -271,16 +271,21 @@ export class Renderer {
       );
     logger.info("render failed", { renderId: job.id, code: failure.code, reason: failure.message });
     const failed = { code: failure.code, reason: failure.message, startTime, endTime: Date.now() };
-    this.settle(await this.events.finish({ type: "render.failed", renderId: job.id, ...failed }, meta));
+    const event: FinalRenderEvent = { type: "render.failed", renderId: job.id, ...failed };
+    const recorded = await this.events.finish(event, meta);
+    this.settle(recorded, recorded === event ? failure : undefined);
   }
 
-  /** Answers a `render()` caller with the outcome on record (which may be another process's). */
-  private settle(ended: FinalRenderEvent): void {
+  /**
+   * Answers a `render()` caller with the outcome on record (which may be another process's);
+   * `error` is this attempt's own error when that outcome is its failure (it keeps the details).
+   */
+  private settle(ended: FinalRenderEvent, error?: RenderError): void {
     const waiter = this.waiters.get(ended.renderId);
     if (!waiter) return;
     this.waiters.delete(ended.renderId);
     if (ended.type === "render.succeeded") waiter.resolve(ended.result);
-    else waiter.reject(new RenderError(knownCode(ended.code), ended.reason));
+    else waiter.reject(error ?? new RenderError(knownCode(ended.code), ended.reason));
   }
 
   /** Stops taking renders, lets running ones finish (up to `timeoutMs`), then closes every part. */
