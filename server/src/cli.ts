@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { ConfigError, loadConfig } from "./config.js";
 import { ProjectStore } from "./projects.js";
+import { closeRedis, connectRedis } from "./state/redis-client.js";
 import type { Project, ServerConfig } from "./types.js";
 
 const USAGE = `Usage: renderkit <command> [options]
@@ -106,18 +107,30 @@ async function doctor(args: string[]): Promise<number> {
   return doctorExitCode(checks);
 }
 
-async function openStore(args: string[], options: ArgOptions = {}) {
+/** Opens the projects (file, or Redis with `redis` configured), runs `use`, and closes what it opened. */
+async function withStore<T>(
+  args: string[],
+  options: ArgOptions,
+  use: (store: ProjectStore, values: ReturnType<typeof parse>) => Promise<T>,
+): Promise<T> {
   const values = parse(args, options);
   const config = await loadConfig({ file: values.config as string | undefined });
-  // The CLI makes only what it is asked for: no "default" project behind the operator's back.
-  const { store } = await ProjectStore.open(config, undefined, { createDefault: false });
-  return { store, values };
+  const redis = config.redis ? await connectRedis(config.redis.url, "cli") : undefined;
+  try {
+    // The CLI makes only what it is asked for: no "default" project behind the operator's back.
+    const { store } = await ProjectStore.open(config, undefined, { createDefault: false, redis });
+    return await use(store, values);
+  } finally {
+    if (redis) await closeRedis(redis);
+  }
 }
 
 async function projectsCreate(args: string[]): Promise<void> {
-  const { store, values } = await openStore(args, { name: { type: "string" }, json: { type: "boolean" } });
+  const options = { name: { type: "string" }, json: { type: "boolean" } } as const;
+  const values = parse(args, options);
   if (typeof values.name !== "string" || values.name.trim() === "") throw new UsageError("projects create needs --name NAME");
-  const { project, secretKey } = await store.create(values.name);
+  const name = values.name;
+  const { project, secretKey } = await withStore(args, options, (store) => store.create(name));
   const keys = {
     id: project.id,
     name: project.name,
@@ -137,7 +150,7 @@ async function projectsCreate(args: string[]): Promise<void> {
 }
 
 async function projectsList(args: string[]): Promise<void> {
-  const { store, values } = await openStore(args, { json: { type: "boolean" } });
+  const { store, values } = await withStore(args, { json: { type: "boolean" } }, async (store, values) => ({ store, values }));
   const rows = store
     .list()
     .map((p: Project) => ({ id: p.id, name: p.name, publishableKey: p.publishableKey, enabled: p.enabled }));

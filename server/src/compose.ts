@@ -27,7 +27,6 @@ import type { ProjectStore } from "./projects.js";
 import { RenderStore } from "./state/file-records.js";
 import { MemoryProjectLoad, type ProjectLoad } from "./state/load.js";
 import type { RenderRecords } from "./state/records.js";
-import { closeRedis, connectRedis } from "./state/redis-client.js";
 import { RedisProjectLoad } from "./state/redis-load.js";
 import { RedisRenderRecords } from "./state/redis-records.js";
 import type { ServerConfig } from "./types.js";
@@ -41,6 +40,8 @@ export interface ComposeOptions {
   /** Public base address of the API (render and status addresses). */
   baseUrl: string;
   projects: ProjectStore;
+  /** The shared-state connection (required with `config.redis`); the caller closes it after `close()`. */
+  redis?: Redis;
   /** Plugins given by an embedding program, after those of the config file. */
   plugins?: readonly PluginManifest[];
 }
@@ -124,12 +125,8 @@ export async function compose(config: ServerConfig, options: ComposeOptions): Pr
     for (const step of cleanups.reverse()) await step().catch((e: unknown) => logger.warn("close failed", { error: String(e) }));
   };
   try {
-    let redis: Redis | undefined;
-    if (config.redis) {
-      const client = await connectRedis(config.redis.url, role);
-      redis = client;
-      cleanups.push(() => closeRedis(client));
-    }
+    const redis = config.redis ? options.redis : undefined;
+    if (config.redis && !redis) throw new Error("compose: config.redis is set, give options.redis");
     const ttlMs = config.renderTtlDays * 86_400_000;
     const prefix = config.redis?.prefix ?? "renderkit";
     const records: RenderRecords = redis

@@ -58,6 +58,8 @@ export async function loadMasterKey(
   given: string | undefined,
   mayGenerate: boolean,
   logger?: Logger,
+  /** Where the sealed keys live, for messages. */
+  holder: string = PROJECTS_FILE,
 ): Promise<Buffer> {
   if (given !== undefined) return parseMasterKey(given.trim(), "RENDERKIT_MASTER_KEY");
   const path = join(dataDir, MASTER_KEY_FILE);
@@ -70,7 +72,7 @@ export async function loadMasterKey(
   }
   if (!mayGenerate) {
     throw new ConfigError(
-      `${path} is missing, but ${PROJECTS_FILE} holds keys encrypted with it; restore it or set RENDERKIT_MASTER_KEY`,
+      `${path} is missing, but ${holder} holds keys encrypted with it; restore it or set RENDERKIT_MASTER_KEY`,
     );
   }
   const hex = randomBytes(32).toString("hex");

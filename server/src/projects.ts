@@ -1,17 +1,10 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
-import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "@renderkit/core";
-import { ConfigError } from "./config.js";
-import {
-  checkStored,
-  mtimeOf,
-  PROJECTS_FILE,
-  type StoredFile,
-  type StoredProject,
-  tighten,
-  writePrivate,
-} from "./project-file.js";
+import type { Redis } from "ioredis";
+import { ConfigError } from "./config-error.js";
+import { FileProjectDocument, type ProjectDocument, RedisProjectDocument } from "./project-documents.js";
+import { PROJECTS_FILE, type StoredFile, type StoredProject } from "./project-file.js";
 import { aadOf, generateKeys, loadMasterKey, MASTER_KEY_FILE, makeProject, seal, sha256, unseal } from "./project-secrets.js";
 import type { Project, ProjectConfig, ServerConfig } from "./types.js";
 
@@ -37,6 +30,8 @@ export interface OpenProjectsOptions {
   masterKey?: string;
   /** Create the "default" project when `projects.json` does not exist yet. Default true (the CLI passes false). */
   createDefault?: boolean;
+  /** With `config.redis`: the connection the projects document is read from (required then). */
+  redis?: Redis;
 }
 
 export interface CreateProjectOptions {
@@ -69,20 +64,23 @@ function slug(name: string): string {
     .replace(/-+$/, "");
 }
 
-/** The projects the server knows, from the config file or from `<dataDir>/projects.json`. */
+/**
+ * The projects the server knows: from the config file, from `<dataDir>/projects.json` (one
+ * process), or from Redis (API and worker nodes; `RENDERKIT_MASTER_KEY` the same on every node).
+ */
 export class ProjectStore {
   private entries: Entry[] = [];
   private byPublishable = new Map<string, Project>();
   private writing: Promise<unknown> = Promise.resolve();
   private key: Buffer | undefined;
-  /** Modification time of `projects.json` when it was last read, and when that was last checked. */
-  private loadedMtime = 0;
+  /** The document's version when it was last read, and when that was last checked. */
+  private loadedVersion = "";
   private checkedAt = 0;
 
   private constructor(
     private readonly config: ServerConfig,
-    /** `projects.json` path, or undefined when the projects come from the config file. */
-    private readonly file: string | undefined,
+    /** Where created projects live; undefined when the projects come from the config file. */
+    private readonly doc: ProjectDocument | undefined,
     private readonly options: OpenProjectsOptions,
     private readonly logger?: Logger,
   ) {}
@@ -103,11 +101,16 @@ export class ProjectStore {
       logger?.info("projects loaded", { source: "config", count: config.projects.length });
       return { store };
     }
-    const store = new ProjectStore(config, join(config.dataDir, PROJECTS_FILE), options, logger);
+    if (config.redis && !options.redis) throw new Error("ProjectStore.open: config.redis is set, give options.redis");
+    const doc =
+      config.redis && options.redis
+        ? new RedisProjectDocument(options.redis, config.redis.prefix)
+        : new FileProjectDocument(join(config.dataDir, PROJECTS_FILE), logger);
+    const store = new ProjectStore(config, doc, options, logger);
     const existed = await store.reload();
     let created: CreatedProject | undefined;
     if (!existed && options.createDefault !== false) created = await store.create("Default", { id: "default" });
-    logger?.info("projects loaded", { source: store.file, count: store.entries.length });
+    logger?.info("projects loaded", { source: doc.source, count: store.entries.length });
     return created ? { store, created } : { store };
   }
 
@@ -136,19 +139,19 @@ export class ProjectStore {
     return this.entries.map((e) => e.project);
   }
 
-  /** Where the projects come from: the config file, or this `projects.json`. */
+  /** Where the projects come from: `config`, a `projects.json` path, or `redis <prefix>:projects`. */
   get source(): string {
-    return this.file ?? "config";
+    return this.doc?.source ?? "config";
   }
 
   /**
-   * Re-reads `projects.json` (a project made by `renderkit projects create` while the server
-   * runs). Returns false when the file does not exist. A no-op for config-file projects.
+   * Re-reads the projects document (a project made by `renderkit projects create` while the
+   * server runs). Returns false when there is none yet. A no-op for config-file projects.
    */
   async reload(): Promise<boolean> {
-    if (!this.file) return true;
-    this.loadedMtime = await mtimeOf(this.file);
-    const stored = await this.readFile();
+    if (!this.doc) return true;
+    this.loadedVersion = await this.doc.version();
+    const stored = await this.doc.read();
     if (!stored) return false;
     if (stored.projects.length > 0) this.key ??= await this.masterKey(false);
     this.replace(stored.projects.map((p) => this.fromStored(p)));
@@ -156,24 +159,25 @@ export class ProjectStore {
   }
 
   /**
-   * Re-reads `projects.json` when it changed since it was read, so a key made by `renderkit
-   * projects create` works at once; checks at most once a second (unknown keys cost one `stat`).
-   * Resolves true when it re-read the file.
+   * Re-reads the projects when they changed since they were read, so a key made by `renderkit
+   * projects create` works at once; checks at most once a second (unknown keys cost one stat or
+   * one Redis read). Resolves true when it re-read them.
    */
   async refreshIfChanged(now = Date.now()): Promise<boolean> {
-    if (!this.file || now - this.checkedAt < 1_000) return false;
+    if (!this.doc || now - this.checkedAt < 1_000) return false;
     this.checkedAt = now;
-    const mtime = await mtimeOf(this.file);
-    if (mtime === 0 || mtime === this.loadedMtime) return false;
+    const version = await this.doc.version().catch(() => this.loadedVersion);
+    if (version === "0" || version === this.loadedVersion) return false;
     try {
       await this.reload();
     } catch (error) {
-      this.logger?.warn("projects.json changed but could not be read; keeping the projects loaded", {
+      this.logger?.warn("the projects changed but could not be read; keeping the projects loaded", {
+        source: this.doc.source,
         error: error instanceof Error ? error.message : String(error),
       });
       return false;
     }
-    this.logger?.info("projects reloaded", { source: this.file, count: this.entries.length });
+    this.logger?.info("projects reloaded", { source: this.doc.source, count: this.entries.length });
     return true;
   }
 
@@ -185,7 +189,8 @@ export class ProjectStore {
   }
 
   private async createNow(name: string, options: CreateProjectOptions): Promise<CreatedProject> {
-    if (!this.file) {
+    const doc = this.doc;
+    if (!doc) {
       throw new Error(
         "Projects are defined in the config file (projects); add the project there, or remove them to use the data directory's projects",
       );
@@ -196,56 +201,47 @@ export class ProjectStore {
     if (options.id !== undefined && !/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(options.id)) {
       throw new Error("A project id must be 1 to 64 letters, digits, '-' or '_' (starting with a letter or digit)");
     }
-    await mkdir(this.config.dataDir, { recursive: true, mode: 0o700 });
-    const stored = (await this.readFile()) ?? { version: 1, projects: [] };
-    this.key ??= await this.masterKey(stored.projects.length === 0);
-    const taken = new Set(stored.projects.map((p) => p.id));
-    if (options.id !== undefined && taken.has(options.id)) throw new Error(`A project with id "${options.id}" exists already`);
-    let id = options.id ?? (slug(label) || "project");
-    while (taken.has(id)) id = `${(slug(label) || "project").slice(0, 33)}-${randomBytes(3).toString("hex")}`;
-
     const keys = generateKeys();
-    const entry: StoredProject = {
-      id,
-      name: label,
-      secretKeyHash: sha256(keys.secretKey).toString("hex"),
-      publishableKey: keys.publishableKey,
-      webhookSecret: seal(this.key, keys.webhookSecret, aadOf(id, "webhookSecret")),
-      linkSigningKey: seal(this.key, keys.secretKey, aadOf(id, "linkSigningKey")),
-      enabled: options.enabled ?? true,
-      ...(options.rateLimit ? { rateLimit: { ...options.rateLimit } } : {}),
-      ...(options.formats ? { formats: [...options.formats] } : {}),
-      allowTokenless: options.allowTokenless ?? false,
-      createdAt: new Date().toISOString(),
-    };
-    stored.projects.push(entry);
-    await writePrivate(this.file, `${JSON.stringify(stored, null, 2)}\n`);
-    this.replace(stored.projects.map((p) => this.fromStored(p)));
+    let id = "";
+    let saved: StoredFile | undefined;
+    await doc.update(async (current) => {
+      const stored: StoredFile = current ?? { version: 1, projects: [] };
+      this.key ??= await this.masterKey(stored.projects.length === 0);
+      const taken = new Set(stored.projects.map((p) => p.id));
+      if (options.id !== undefined && taken.has(options.id)) throw new Error(`A project with id "${options.id}" exists already`);
+      id = options.id ?? (slug(label) || "project");
+      while (taken.has(id)) id = `${(slug(label) || "project").slice(0, 33)}-${randomBytes(3).toString("hex")}`;
+      const entry: StoredProject = {
+        id,
+        name: label,
+        secretKeyHash: sha256(keys.secretKey).toString("hex"),
+        publishableKey: keys.publishableKey,
+        webhookSecret: seal(this.key, keys.webhookSecret, aadOf(id, "webhookSecret")),
+        linkSigningKey: seal(this.key, keys.secretKey, aadOf(id, "linkSigningKey")),
+        enabled: options.enabled ?? true,
+        ...(options.rateLimit ? { rateLimit: { ...options.rateLimit } } : {}),
+        ...(options.formats ? { formats: [...options.formats] } : {}),
+        allowTokenless: options.allowTokenless ?? false,
+        createdAt: new Date().toISOString(),
+      };
+      saved = { ...stored, projects: [...stored.projects, entry] };
+      return saved;
+    });
+    this.loadedVersion = await doc.version().catch(() => "");
+    this.replace((saved as StoredFile).projects.map((p) => this.fromStored(p)));
     this.logger?.info("project created", { id });
     return { project: this.byId(id)!, secretKey: keys.secretKey };
   }
 
-  private async readFile(): Promise<StoredFile | undefined> {
-    const file = this.file!;
-    let text: string;
-    try {
-      text = await readFile(file, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw new ConfigError(`cannot read ${file}: ${(error as Error).message}`);
-    }
-    await tighten(file, this.logger);
-    try {
-      return checkStored(JSON.parse(text), file);
-    } catch (error) {
-      if (error instanceof ConfigError) throw error;
-      throw new ConfigError(`${file} is not valid JSON: ${(error as Error).message}`);
-    }
-  }
-
   private masterKey(mayGenerate: boolean): Promise<Buffer> {
     const given = this.options.masterKey ?? (process.env.RENDERKIT_MASTER_KEY || undefined);
-    return loadMasterKey(this.config.dataDir, given, mayGenerate, this.logger);
+    if (given === undefined && mayGenerate && this.config.redis) {
+      this.logger?.warn(
+        "no RENDERKIT_MASTER_KEY: the master key of the projects in Redis is generated into this node's data directory; give every other node the same key (RENDERKIT_MASTER_KEY) or they cannot read the projects",
+        { file: join(this.config.dataDir, MASTER_KEY_FILE) },
+      );
+    }
+    return loadMasterKey(this.config.dataDir, given, mayGenerate, this.logger, this.source);
   }
 
   private replace(projects: Entry[]): void {
@@ -278,7 +274,8 @@ export class ProjectStore {
       linkSigningKey = unseal(key, p.linkSigningKey, aadOf(p.id, "linkSigningKey"));
     } catch {
       throw new ConfigError(
-        `cannot decrypt the keys of project "${p.id}" in ${this.file}: the master key (RENDERKIT_MASTER_KEY or ${MASTER_KEY_FILE}) is not the one they were written with`,
+        `cannot decrypt the keys of project "${p.id}" in ${this.source}: the master key (RENDERKIT_MASTER_KEY or ${MASTER_KEY_FILE}) is not the one they were written with` +
+          (this.config.redis ? "; give every node the same RENDERKIT_MASTER_KEY" : ""),
       );
     }
     const base = {

@@ -4,12 +4,15 @@ import { createServer as createNetServer } from "node:net";
 import type { Duplex } from "node:stream";
 import { ConsoleLogger, type Logger, type PluginManifest, type Renderer } from "@renderkit/core";
 import { toNodeHandler } from "h3";
+import type { Redis } from "ioredis";
 import { listen } from "listhen";
 import { createApp } from "./app.js";
 import { compose } from "./compose.js";
+import { ConfigError } from "./config-error.js";
 import type { AppContext } from "./context.js";
 import { ProjectStore } from "./projects.js";
 import { lockDataDir } from "./state/data-dir-lock.js";
+import { closeRedis, connectRedis } from "./state/redis-client.js";
 import type { ServerConfig } from "./types.js";
 
 export interface RunningServer {
@@ -76,12 +79,19 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
  */
 export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? new ConsoleLogger(config.logLevel);
-  // File mode: the data directory's queue and records belong to this process alone.
-  const unlock = config.redis ? async () => {} : await lockDataDir(config.dataDir);
+  if (!config.redis && options.role === "api") {
+    throw new ConfigError(
+      "renderkit serve --role api needs redis (config key redis.url or RENDERKIT_REDIS_URL): without it the queue belongs to one process; use renderkit serve",
+    );
+  }
+  // File mode: the data directory's queue and records belong to this process alone. Redis mode:
+  // one shared-state connection for projects, records, limits and load, closed last.
+  const redis = config.redis ? await connectRedis(config.redis.url, options.role ?? "all") : undefined;
+  const release = redis ? () => closeRedis(redis) : await lockDataDir(config.dataDir);
   try {
-    return await start(config, options, logger, unlock);
+    return await start(config, options, logger, release, redis);
   } catch (error) {
-    await unlock();
+    await release();
     throw error;
   }
 }
@@ -90,9 +100,10 @@ async function start(
   config: ServerConfig,
   options: StartOptions,
   logger: Logger,
-  unlock: () => Promise<void>,
+  release: () => Promise<void>,
+  redis: Redis | undefined,
 ): Promise<RunningServer> {
-  const { store: projects, created } = await ProjectStore.open(config, logger);
+  const { store: projects, created } = await ProjectStore.open(config, logger, { redis });
   if (created) {
     const info = {
       id: created.project.id,
@@ -143,7 +154,7 @@ async function start(
   const role = options.role ?? "all";
   let parts: Awaited<ReturnType<typeof compose>>;
   try {
-    parts = await compose(config, { role, logger, baseUrl, projects, plugins: options.plugins });
+    parts = await compose(config, { role, logger, baseUrl, projects, redis, plugins: options.plugins });
   } catch (error) {
     await listener.close();
     throw error;
@@ -182,7 +193,7 @@ async function start(
       ctx.state.stopWaiting.abort();
       await listener.close();
       await parts.close(0);
-      await unlock();
+      await release();
       logger.info("stopped");
     })();
     return closing;

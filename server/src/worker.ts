@@ -1,7 +1,8 @@
 import { ConsoleLogger, type Logger, type PluginManifest, type Renderer } from "@renderkit/core";
-import { compose } from "./compose.js";
+import { type Composed, compose } from "./compose.js";
 import { ConfigError } from "./config-error.js";
 import { ProjectStore } from "./projects.js";
+import { closeRedis, connectRedis } from "./state/redis-client.js";
 import type { ServerConfig } from "./types.js";
 
 export interface RunningWorker {
@@ -36,9 +37,22 @@ export function workerBaseUrl(config: ServerConfig): string {
 export async function startWorker(config: ServerConfig, options: WorkerOptions = {}): Promise<RunningWorker> {
   const logger = options.logger ?? new ConsoleLogger(config.logLevel);
   const baseUrl = workerBaseUrl(config);
-  // Projects are read, never created here: the API node that starts first makes the default one.
-  const { store: projects } = await ProjectStore.open(config, logger, { createDefault: false });
-  const parts = await compose(config, { role: "worker", logger, baseUrl, projects, plugins: options.plugins });
+  if (!config.redis) {
+    throw new ConfigError(
+      "renderkit worker needs redis (config key redis.url or RENDERKIT_REDIS_URL): without it the queue belongs to one process; use renderkit serve",
+    );
+  }
+  const redis = await connectRedis(config.redis.url, "worker");
+  let parts: Composed;
+  let projects: ProjectStore;
+  try {
+    // Projects are read, never created here: the API node that starts first makes the default one.
+    ({ store: projects } = await ProjectStore.open(config, logger, { createDefault: false, redis }));
+    parts = await compose(config, { role: "worker", logger, baseUrl, projects, redis, plugins: options.plugins });
+  } catch (error) {
+    await closeRedis(redis);
+    throw error;
+  }
   logger.info("renderkit worker started", {
     concurrency: config.concurrency,
     storage: config.storage.kind,
@@ -49,6 +63,7 @@ export async function startWorker(config: ServerConfig, options: WorkerOptions =
     closing ??= (async () => {
       logger.info("draining", { seconds: config.drainSeconds });
       await parts.close(config.drainSeconds * 1000);
+      await closeRedis(redis);
       logger.info("stopped");
     })();
     return closing;
