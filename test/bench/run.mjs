@@ -8,6 +8,7 @@ const benches = {
   svg: async () => (await import("./svg.mjs")).benchSvg(),
   video: async () => (await import("./video.mjs")).benchVideo(),
   "full-page": async () => (await import("./full-page.mjs")).benchFullPage(),
+  scale: async () => (await import("./scale.mjs")).benchScale(),
 };
 const only = process.argv[2];
 for (const [name, bench] of Object.entries(benches)) {
