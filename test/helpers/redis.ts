@@ -11,6 +11,8 @@ export interface TestRedis {
   port: number;
   /** Stops the server (SIGTERM, then SIGKILL) and removes its directory. */
   stop(): Promise<void>;
+  /** Starts a fresh server on the same port (after `stop()`): an outage that ends. */
+  restart(): Promise<void>;
 }
 
 /** A TCP port nothing listens on right now. */
@@ -50,7 +52,18 @@ process.once("exit", () => {
  * Throws with the server's output when it does not start (for instance when the package is missing).
  */
 export async function startRedis(): Promise<TestRedis> {
-  const port = await freePort();
+  let current = await launch(await freePort());
+  return {
+    url: current.url,
+    port: current.port,
+    stop: () => current.stop(),
+    async restart() {
+      current = await launch(current.port);
+    },
+  };
+}
+
+async function launch(port: number): Promise<Omit<TestRedis, "restart">> {
   const dir = mkdtempSync(join(tmpdir(), "renderkit-redis-"));
   const child = spawn(
     "redis-server",

@@ -17,10 +17,18 @@ export function metaRoutes(app: H3, ctx: AppContext): void {
         { "retry-after": "5" },
       );
     if (ctx.state.draining) return unavailable("Draining for shutdown");
-    const queue = await ctx.renderer.queueCounts();
+    // A queue that cannot be asked (Redis unreachable) cannot take renders either.
+    const queue = await ctx.renderer.queueCounts().catch(() => undefined);
+    if (!queue) return unavailable("The render queue is unreachable");
     if (queue.waiting >= ctx.config.maxQueued) return unavailable("The render queue is full");
     const engines = Object.fromEntries(ctx.renderer.engines.map((name) => [name, ctx.renderer.engine(name).stats()]));
-    return json(event, 200, { status: "ready", role: ctx.role, engines, queue, formats: ctx.renderer.formats });
+    return json(event, 200, {
+      status: "ready",
+      role: ctx.role,
+      ...(ctx.role === "api" ? {} : { engines }),
+      queue,
+      formats: ctx.renderer.formats,
+    });
   };
   app.get("/health", health);
   app.head("/health", headOf(health));
