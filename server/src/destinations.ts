@@ -1,3 +1,4 @@
+import type { LookupFunction } from "node:net";
 import {
   AddressPolicy,
   type DestinationRequest,
@@ -28,6 +29,20 @@ const noBucket = () =>
   });
 
 const encodeKey = (key: string) => key.split("/").map(encodeURIComponent).join("/");
+
+/** Bucket clients kept at once (each override of bucket or endpoint makes one). */
+const MAX_CLIENTS = 32;
+
+/** A `lookup` that resolves through the address policy (public addresses only) and pins the answer. */
+function vettedLookup(policy: AddressPolicy, endpoint: URL): LookupFunction {
+  const port = Number(endpoint.port || (endpoint.protocol === "https:" ? 443 : 80));
+  return (hostname, options, callback) => {
+    policy.resolve(hostname, port).then(
+      ({ address, family }) => (options.all ? callback(null, [{ address, family }]) : callback(null, address, family)),
+      (error: Error) => callback(error as NodeJS.ErrnoException, "", 4),
+    );
+  };
+}
 
 /**
  * Renders that leave the server's storage (`use_s3`, `s3_presigned_url`): the renderer's
@@ -126,21 +141,39 @@ export class Destinations {
     return { storage: this.storageFor(project, bucket), key: location.key };
   }
 
+  /**
+   * The client of one bucket, reused (at most `MAX_CLIENTS`, least recently used first out). An
+   * endpoint the caller chose (`s3_endpoint`) connects only to addresses the address policy
+   * allows, resolved once per client and pinned: a name cannot be rebound to an internal host
+   * between the submit-time check and the upload.
+   */
   private storageFor(project: Project, bucket: S3Config): S3Storage {
     const id = JSON.stringify([project.id, bucket.bucket, bucket.region, bucket.endpoint, bucket.forcePathStyle]);
     let storage = this.buckets.get(id);
-    if (!storage) {
-      storage = new S3Storage({
-        bucket: bucket.bucket,
-        region: bucket.region,
-        endpoint: bucket.endpoint,
-        forcePathStyle: bucket.forcePathStyle,
-        accessKeyId: bucket.accessKeyId,
-        secretAccessKey: bucket.secretAccessKey,
-      });
+    if (storage) {
+      this.buckets.delete(id);
       this.buckets.set(id, storage);
-      this.logger.debug("project bucket client created", { projectId: project.id, bucket: bucket.bucket });
+      return storage;
     }
+    const chosen = bucket.endpoint !== undefined && bucket.endpoint !== project.s3?.endpoint;
+    storage = new S3Storage({
+      bucket: bucket.bucket,
+      region: bucket.region,
+      endpoint: bucket.endpoint,
+      forcePathStyle: bucket.forcePathStyle,
+      // Always the project's own credentials, read by name: the secret is not enumerable, so
+      // the spread copies `bucket` is made from have lost it.
+      accessKeyId: project.s3?.accessKeyId,
+      secretAccessKey: project.s3?.secretAccessKey,
+      ...(chosen ? { lookup: vettedLookup(this.policy(), new URL(bucket.endpoint as string)) } : {}),
+    });
+    this.buckets.set(id, storage);
+    if (this.buckets.size > MAX_CLIENTS) {
+      const [oldest, client] = this.buckets.entries().next().value as [string, S3Storage];
+      this.buckets.delete(oldest);
+      void client.close().catch(() => undefined);
+    }
+    this.logger.debug("project bucket client created", { projectId: project.id, bucket: bucket.bucket });
     return storage;
   }
 

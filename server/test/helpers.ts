@@ -5,6 +5,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConsoleLogger } from "@renderkit/core";
+import { afterAll } from "vitest";
 import { startRedis, type TestRedis } from "../../test/helpers/redis.js";
 import { startS3, type TestS3 } from "../../test/helpers/s3.js";
 import { loadConfig } from "../dist/config.js";
@@ -84,6 +85,14 @@ function sharedServices(): Promise<{ redis: TestRedis; s3: TestS3 }> {
   shared ??= Promise.all([startRedis(), startS3(["renders"])]).then(([redis, s3]) => ({ redis, s3 }));
   return shared;
 }
+
+// Registered by every test file importing this module, after the file's own afterAll hooks ran
+// (hooks stack): the file's servers are closed before its Redis and S3 go.
+afterAll(async () => {
+  const services = await shared?.catch(() => undefined);
+  shared = undefined;
+  await Promise.all([services?.redis.stop(), services?.s3.stop()]);
+});
 
 /** Config keys of the redis test mode: a fresh prefix, the shared Redis, the `renders` bucket. */
 async function modeConfig(): Promise<Record<string, unknown>> {

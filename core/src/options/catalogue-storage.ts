@@ -1,4 +1,5 @@
 import { RenderError } from "../errors.js";
+import { snakeName } from "./parse.js";
 import { bool, oneOf, str } from "./spec.js";
 
 /** S3 storage classes (`s3_storageclass`); lower case is accepted too. */
@@ -51,9 +52,8 @@ const S3_PATH = /^[A-Za-z0-9][A-Za-z0-9._-]{0,190}(\/[A-Za-z0-9][A-Za-z0-9._-]{0
 /** Options that only mean something with `use_s3`. */
 const NEEDS_USE_S3 = ["s3Path", "noSuffix", "s3Bucket", "s3Region", "s3Endpoint", "s3Storageclass", "cdnHost"] as const;
 
-const snake = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 const invalid = (option: string, why: string) =>
-  new RenderError("InvalidOptions", `Option ${snake(option)} ${why}`, { details: { option: snake(option) } });
+  new RenderError("InvalidOptions", `Option ${snakeName(option)} ${why}`, { details: { option: snakeName(option) } });
 
 function httpAddress(option: string, value: string): URL {
   let url: URL;

@@ -26,7 +26,8 @@ export function camelize(name: string): string {
 
 /** `fullPage` → `full_page` (the catalogue's spelling, used in messages). */
 export function snakeName(name: string): string {
-  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).replace(/([a-z])(\d)/g, "$1_$2");
+  // A digit run starts a word only when letters follow it: `failOn4xx` → `fail_on_4xx`, `useS3` → `use_s3`.
+  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).replace(/([a-z])(\d+[a-z])/g, "$1_$2");
 }
 
 function invalid(name: string, why: string): RenderError {

@@ -1,3 +1,5 @@
+import { Agent as HttpAgent } from "node:http";
+import { Agent as HttpsAgent } from "node:https";
 import { S3Client } from "@aws-sdk/client-s3";
 import type { ResolvedS3Options } from "./options.js";
 
@@ -22,6 +24,12 @@ export function createS3Client(options: ResolvedS3Options): S3Client {
     requestHandler: {
       connectionTimeout: options.connectionTimeoutMs,
       socketTimeout: options.socketTimeoutMs,
+      ...(options.lookup
+        ? {
+            httpAgent: new HttpAgent({ keepAlive: true, lookup: options.lookup }),
+            httpsAgent: new HttpsAgent({ keepAlive: true, lookup: options.lookup }),
+          }
+        : {}),
     },
   });
 }

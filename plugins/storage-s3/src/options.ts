@@ -1,3 +1,4 @@
+import type { LookupFunction } from "node:net";
 /** Smallest multipart part S3 accepts (every part but the last). */
 export const MIN_PART_SIZE = 5 * 1024 * 1024;
 /** Largest multipart part S3 accepts. */
@@ -33,6 +34,11 @@ export interface S3StorageOptions {
   connectionTimeoutMs?: number;
   /** Longest silence of an open connection (no byte either way) before it is dropped, in ms. Default 60 000. */
   socketTimeoutMs?: number;
+  /**
+   * Resolves the endpoint's host for every connection (Node's `lookup` signature). A server that
+   * lets callers pick the endpoint passes one that vets and pins each address (no DNS rebinding).
+   */
+  lookup?: LookupFunction;
 }
 
 /** The options after checks, with defaults filled. */
@@ -52,6 +58,7 @@ export interface ResolvedS3Options {
   maxAttempts: number;
   connectionTimeoutMs: number;
   socketTimeoutMs: number;
+  lookup?: LookupFunction;
 }
 
 const fail = (option: string, why: string) => new TypeError(`S3Storage: ${option} ${why}`);
@@ -118,6 +125,11 @@ function checkCredentials(options: S3StorageOptions): ResolvedS3Options["credent
   return { accessKeyId, secretAccessKey, ...(sessionToken === undefined ? {} : { sessionToken }) };
 }
 
+function checkLookup(lookup: unknown): boolean {
+  if (lookup !== undefined && typeof lookup !== "function") throw fail("lookup", "must be a function");
+  return lookup !== undefined;
+}
+
 /** Checks the options and fills defaults; throws a `TypeError` or `RangeError` naming the bad option. */
 export function resolveOptions(options: S3StorageOptions, env: NodeJS.ProcessEnv = process.env): ResolvedS3Options {
   if (typeof options !== "object" || options === null) throw new TypeError("S3Storage: options must be an object");
@@ -145,5 +157,6 @@ export function resolveOptions(options: S3StorageOptions, env: NodeJS.ProcessEnv
     maxAttempts: integer("maxAttempts", options.maxAttempts, 3, 1, 10),
     connectionTimeoutMs: integer("connectionTimeoutMs", options.connectionTimeoutMs, 5_000, 1, 600_000),
     socketTimeoutMs: integer("socketTimeoutMs", options.socketTimeoutMs, 60_000, 1, 3_600_000),
+    ...(checkLookup(options.lookup) ? { lookup: options.lookup } : {}),
   };
 }
