@@ -10,6 +10,8 @@ export function pluginEntries(value: unknown, path: string): PluginEntry[] {
   return value.map((entry, i) => {
     const at = `${path}[${i}]`;
     if (typeof entry === "string") return string(entry, at, 1, 4096, /^\S(.*\S)?$/, "must be a package name or a file path");
+    // Neither a string nor an object: say both shapes, not just "must be an object".
+    if (!isObject(entry)) fail(at, 'must be a package name, a file path or { "module": ..., "options": {...} }');
     const v = object(entry, at, ["module", "options"]);
     const module = string(v.module, `${at}.module`, 1, 4096, /^\S(.*\S)?$/, "must be a package name or a file path");
     if (v.options !== undefined && !isObject(v.options)) fail(`${at}.options`, "must be an object");

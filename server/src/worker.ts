@@ -36,12 +36,13 @@ export function workerBaseUrl(config: ServerConfig): string {
  */
 export async function startWorker(config: ServerConfig, options: WorkerOptions = {}): Promise<RunningWorker> {
   const logger = options.logger ?? new ConsoleLogger(config.logLevel);
-  const baseUrl = workerBaseUrl(config);
+  // Redis first: it is what a single node's config lacks, and asking for baseUrl would point the operator the wrong way.
   if (!config.redis) {
     throw new ConfigError(
       "renderkit worker needs redis (config key redis.url or RENDERKIT_REDIS_URL): without it the queue belongs to one process; use renderkit serve",
     );
   }
+  const baseUrl = workerBaseUrl(config);
   const redis = await connectRedis(config.redis.url, "worker");
   let parts: Composed;
   let projects: ProjectStore;

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { mkdir, open, readFile, rm } from "node:fs/promises";
 import { hostname } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 
 /** The lock file of a data directory in file mode. */
 export const LOCK_FILE = "server.lock";
@@ -53,6 +53,13 @@ function alive(holder: Holder): boolean {
   return !(holder.started && started && holder.started !== started);
 }
 
+/**
+ * Lock files this process holds now. Its own pid in a lock file is a previous life (a
+ * container's pid 1 restarted) only when it is not listed here: a second `startServer` in the
+ * same process must be refused like a second process.
+ */
+const held = new Set<string>();
+
 /** Thrown when another live process holds the data directory. */
 export class DataDirLocked extends Error {}
 
@@ -71,9 +78,11 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
       const handle = await open(file, "wx", 0o600);
       await handle.writeFile(JSON.stringify(self));
       await handle.close();
+      held.add(resolve(file));
       return async () => {
         const text = await readFile(file, "utf8").catch(() => "");
         if (text === JSON.stringify(self)) await rm(file, { force: true });
+        held.delete(resolve(file));
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
@@ -84,9 +93,11 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
     } catch {
       holder = undefined; // half-written by a process that died while writing: stale
     }
-    if (holder && typeof holder.pid === "number" && alive(holder)) {
+    const mine = held.has(resolve(file)) && holder?.pid === self.pid && holder.host === self.host;
+    if (holder && typeof holder.pid === "number" && (mine || alive(holder))) {
+      const who = mine ? "This process already runs a renderkit server" : "Another renderkit process";
       throw new DataDirLocked(
-        `Another renderkit process (pid ${holder.pid} on ${holder.host}) is using the data directory ${dataDir}: ` +
+        `${who} (pid ${holder.pid} on ${holder.host}) is using the data directory ${dataDir}: ` +
           "in file mode one process owns a data directory, or every render would run twice. " +
           `Stop that process, give this one its own dataDir (--config, RENDERKIT_DATA_DIR), or configure redis to run several processes. Lock file: ${file}`,
       );
