@@ -168,9 +168,14 @@ async function serveProcess(configFile: string, url: string): Promise<{ child: C
   };
   cleanups.push(async () => {
     await crash();
-    for (const proc of started) {
+    // The server's watchdog kills its browser and removes the profile once the server is gone;
+    // only what is still there after a while is killed here (that would leave the profile).
+    const alive = (proc: Proc) => {
       const fields = procStat(proc.pid);
-      if (!fields || fields[0] === "Z" || fields[19] !== proc.started) continue;
+      return Boolean(fields && fields[0] !== "Z" && fields[19] === proc.started);
+    };
+    for (let i = 0; i < 150 && started.some(alive); i++) await new Promise((r) => setTimeout(r, 100));
+    for (const proc of started.filter(alive)) {
       try {
         process.kill(proc.pid, "SIGKILL");
       } catch {}
