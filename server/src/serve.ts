@@ -11,6 +11,7 @@ import { compose } from "./compose.js";
 import { ConfigError } from "./config-error.js";
 import type { AppContext } from "./context.js";
 import { ProjectStore } from "./projects.js";
+import { handleSignals } from "./signals.js";
 import { lockDataDir } from "./state/data-dir-lock.js";
 import { closeRedis, connectRedis } from "./state/redis-client.js";
 import type { ServerConfig } from "./types.js";
@@ -198,17 +199,6 @@ async function start(
     })();
     return closing;
   };
-  if (options.handleSignals) {
-    const onSignal = (signal: NodeJS.Signals) => {
-      logger.info("signal received", { signal });
-      void close().then(() => process.exit(0));
-    };
-    process.once("SIGTERM", onSignal);
-    process.once("SIGINT", onSignal);
-    // Projects made with `renderkit projects create` while the server runs.
-    process.on("SIGHUP", () => {
-      void projects.reload().then((changed) => logger.info("projects reloaded", { changed }));
-    });
-  }
+  if (options.handleSignals) handleSignals(close, projects, logger);
   return { url, renderer, close };
 }

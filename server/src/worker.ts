@@ -2,6 +2,7 @@ import { ConsoleLogger, type Logger, type PluginManifest, type Renderer } from "
 import { type Composed, compose } from "./compose.js";
 import { ConfigError } from "./config-error.js";
 import { ProjectStore } from "./projects.js";
+import { handleSignals } from "./signals.js";
 import { closeRedis, connectRedis } from "./state/redis-client.js";
 import type { ServerConfig } from "./types.js";
 
@@ -69,16 +70,6 @@ export async function startWorker(config: ServerConfig, options: WorkerOptions =
     })();
     return closing;
   };
-  if (options.handleSignals) {
-    const onSignal = (signal: NodeJS.Signals) => {
-      logger.info("signal received", { signal });
-      void close().then(() => process.exit(0));
-    };
-    process.once("SIGTERM", onSignal);
-    process.once("SIGINT", onSignal);
-    process.on("SIGHUP", () => {
-      void projects.reload().then((changed) => logger.info("projects reloaded", { changed }));
-    });
-  }
+  if (options.handleSignals) handleSignals(close, projects, logger);
   return { renderer: parts.renderer, close };
 }
