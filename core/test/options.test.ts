@@ -180,5 +180,10 @@ describe("option names", () => {
     expect(camelize("device-scale-factor")).toBe("deviceScaleFactor");
     expect(snakeName("deviceScaleFactor")).toBe("device_scale_factor");
     expect(snakeName("failOn4xx")).toBe("fail_on_4xx");
+    expect(snakeName("useS3")).toBe("use_s3");
+    expect(snakeName("s3Path")).toBe("s3_path");
+    expect(snakeName("s3Storageclass")).toBe("s3_storageclass");
+    expect(snakeName("s3PresignedUrl")).toBe("s3_presigned_url");
+    for (const name of ["useS3", "s3Path", "s3PresignedUrl", "failOn4xx"]) expect(camelize(snakeName(name))).toBe(name);
   });
 });

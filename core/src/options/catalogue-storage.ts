@@ -1,5 +1,5 @@
 import { RenderError } from "../errors.js";
-import { snakeName } from "./parse.js";
+import { snakeName } from "./names.js";
 import { bool, oneOf, str } from "./spec.js";
 
 /** S3 storage classes (`s3_storageclass`); lower case is accepted too. */

@@ -1,5 +1,6 @@
 import { RenderError } from "../errors.js";
 import type { RenderOptions } from "./catalogue.js";
+import { camelize, snakeName } from "./names.js";
 import type { OptionSpec, OptionTable } from "./spec.js";
 
 /** Result of parsing a request: validated options and the names that were ignored. */
@@ -19,16 +20,7 @@ export interface ParseContext {
 
 const FORMAT_SYNONYMS: Readonly<Record<string, string>> = { jpeg: "jpg", markdown: "md" };
 
-/** `full_page` / `full-page` / `fullPage` → `fullPage`. */
-export function camelize(name: string): string {
-  return name.replace(/[_-]+([a-zA-Z0-9])/g, (_, c: string) => c.toUpperCase());
-}
-
-/** `fullPage` → `full_page` (the catalogue's spelling, used in messages). */
-export function snakeName(name: string): string {
-  // A digit run starts a word only when letters follow it: `failOn4xx` → `fail_on_4xx`, `useS3` → `use_s3`.
-  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`).replace(/([a-z])(\d+[a-z])/g, "$1_$2");
-}
+export { camelize, snakeName } from "./names.js";
 
 function invalid(name: string, why: string): RenderError {
   return new RenderError("InvalidOptions", `Option ${snakeName(name)} ${why}`, { details: { option: snakeName(name) } });
