@@ -137,7 +137,11 @@ describe("renderkit CLI", () => {
   it("a running server accepts the keys of a project the CLI creates, without a restart", async () => {
     const server = await startTestServer({ projects: [] }, dir);
     try {
-      const created = await run(["projects", "create", "--name", "later"]);
+      // In the redis test mode the projects live in the server's Redis: the CLI is pointed there.
+      const shared = server.config.redis;
+      const configFile = join(dir, "cli-config.json");
+      if (shared) await writeFile(configFile, JSON.stringify({ dataDir: dir, redis: shared }));
+      const created = await run(["projects", "create", "--name", "later", ...(shared ? ["--config", configFile] : [])]);
       expect(created.code).toBe(0);
       const secretKey = field(created.stdout, "secret key") as string;
       const answer = await api(server.url, "/v1/render/does-not-exist", { key: secretKey });
