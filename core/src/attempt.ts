@@ -142,7 +142,7 @@ export async function runAttempt(plan: AttemptPlan, deps: AttemptDeps, signal: A
     key = destination.key;
     address = { url: destination.url };
   } else {
-    ({ size } = await deps.storage.put(key, body.body, { contentType: format.contentType, expiresAt }));
+    ({ size } = await deps.storage.put(key, body.body, meta));
     address = await renderAddress(deps.storage, deps.settings, key);
   }
   const ms = (a: number, b: number) => Math.round(b - a);

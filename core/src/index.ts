@@ -52,6 +52,7 @@ export { checkTarget } from "./network/check-target.js";
 export { DENIED_HEADER, type EgressSession, openEgressSession, UNREACHABLE_HEADER } from "./network/egress-proxy.js";
 export { isPublicAddress } from "./network/ip-ranges.js";
 export { checkProxyAnswer, navigationFailure } from "./network/navigation-failure.js";
+export { hostAndPort, pinnedLookup, policyLookup } from "./network/pinned-lookup.js";
 export { CORE_OPTIONS, PAPER_SIZES, type PaperSize, type RenderOptions } from "./options/catalogue.js";
 export { BLOCK_KINDS, MAX_HEIGHT, PAGE_OPTIONS } from "./options/catalogue-page.js";
 export { checkStorageOptions, S3_STORAGE_CLASSES, STORAGE_OPTIONS } from "./options/catalogue-storage.js";

@@ -47,9 +47,10 @@ export class RenderEvents {
 
   /**
    * Ends a render: records the final event, then hands the notifiers the outcome ON RECORD and
-   * resolves with it (`event` itself when it is the one on record). The two differ only when another process ended the render first (a worker
-   * whose lock a stall check took away finishes anyway; the record's compare-and-set keeps the
-   * first end): every notification then tells what the status endpoint shows.
+   * resolves with it (`event` itself when it is the one on record). The two differ only when
+   * another process ended the render first (a worker whose lock a stall check took away finishes
+   * anyway; the record's compare-and-set keeps the first end): every notification then tells
+   * what the status endpoint shows.
    */
   async finish(event: FinalRenderEvent, meta?: Record<string, unknown>): Promise<FinalRenderEvent> {
     await this.record({ ...event, meta });

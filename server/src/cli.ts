@@ -108,29 +108,23 @@ async function doctor(args: string[]): Promise<number> {
 }
 
 /** Opens the projects (file, or Redis with `redis` configured), runs `use`, and closes what it opened. */
-async function withStore<T>(
-  args: string[],
-  options: ArgOptions,
-  use: (store: ProjectStore, values: ReturnType<typeof parse>) => Promise<T>,
-): Promise<T> {
-  const values = parse(args, options);
-  const config = await loadConfig({ file: values.config as string | undefined });
+async function withStore<T>(configFile: unknown, use: (store: ProjectStore) => Promise<T>): Promise<T> {
+  const config = await loadConfig({ file: configFile as string | undefined });
   const redis = config.redis ? await connectRedis(config.redis.url, "cli") : undefined;
   try {
     // The CLI makes only what it is asked for: no "default" project behind the operator's back.
     const { store } = await ProjectStore.open(config, undefined, { createDefault: false, redis });
-    return await use(store, values);
+    return await use(store);
   } finally {
     if (redis) await closeRedis(redis);
   }
 }
 
 async function projectsCreate(args: string[]): Promise<void> {
-  const options = { name: { type: "string" }, json: { type: "boolean" } } as const;
-  const values = parse(args, options);
+  const values = parse(args, { name: { type: "string" }, json: { type: "boolean" } });
   if (typeof values.name !== "string" || values.name.trim() === "") throw new UsageError("projects create needs --name NAME");
   const name = values.name;
-  const { project, secretKey } = await withStore(args, options, (store) => store.create(name));
+  const { project, secretKey } = await withStore(values.config, (store) => store.create(name));
   const keys = {
     id: project.id,
     name: project.name,
@@ -150,12 +144,13 @@ async function projectsCreate(args: string[]): Promise<void> {
 }
 
 async function projectsList(args: string[]): Promise<void> {
-  const { store, values } = await withStore(args, { json: { type: "boolean" } }, async (store, values) => ({ store, values }));
-  const rows = store
-    .list()
-    .map((p: Project) => ({ id: p.id, name: p.name, publishableKey: p.publishableKey, enabled: p.enabled }));
+  const values = parse(args, { json: { type: "boolean" } });
+  const { rows, source } = await withStore(values.config, async (store) => ({
+    rows: store.list().map((p: Project) => ({ id: p.id, name: p.name, publishableKey: p.publishableKey, enabled: p.enabled })),
+    source: store.source,
+  }));
   if (values.json) return out(JSON.stringify(rows, null, 2));
-  if (rows.length === 0) return out(`No projects yet (${store.source}). Create one with: renderkit projects create --name NAME`);
+  if (rows.length === 0) return out(`No projects yet (${source}). Create one with: renderkit projects create --name NAME`);
   const table = [
     ["ID", "NAME", "PUBLISHABLE KEY", "ENABLED"],
     ...rows.map((r) => [r.id, r.name, r.publishableKey, r.enabled ? "yes" : "no"]),

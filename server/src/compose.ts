@@ -19,7 +19,7 @@ import { webhookNotifier } from "@renderkit/notifier-webhook";
 import { bullmqQueue } from "@renderkit/queue-bullmq";
 import { s3Storage } from "@renderkit/storage-s3";
 import type { Redis } from "ioredis";
-import { ConfigError } from "./config-error.js";
+import { needsRedis, s3StorageOptions } from "./config-scale.js";
 import { Destinations } from "./destinations.js";
 import { RateLimits } from "./http/rate-limit.js";
 import { loadPlugins } from "./load-plugins.js";
@@ -89,8 +89,7 @@ function modePlugins(config: ServerConfig, role: Role, projects: ProjectStore): 
     out.push(unlessTaken(QUEUE, fsQueue(join(config.dataDir, "queue"))));
   }
   if (storage.kind === "s3") {
-    const { kind: _kind, ...s3 } = storage;
-    out.push(unlessTaken(STORAGE, s3Storage({ ...s3, secretAccessKey: storage.secretAccessKey })));
+    out.push(unlessTaken(STORAGE, s3Storage(s3StorageOptions(storage))));
   }
   // Final events happen where renders run: an API-only node has nothing to notify.
   if (role !== "api") {
@@ -115,10 +114,7 @@ function modePlugins(config: ServerConfig, role: Role, projects: ProjectStore): 
 export async function compose(config: ServerConfig, options: ComposeOptions): Promise<Composed> {
   const { role, logger, baseUrl, projects } = options;
   if (!config.redis && role !== "all") {
-    const what = role === "api" ? "serve --role api" : "worker";
-    throw new ConfigError(
-      `renderkit ${what} needs redis (config key redis.url or RENDERKIT_REDIS_URL): without it the queue belongs to one process; use renderkit serve`,
-    );
+    throw needsRedis(role === "api" ? "serve --role api" : "worker");
   }
   const cleanups: (() => Promise<void>)[] = [];
   const cleanup = async () => {

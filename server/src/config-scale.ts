@@ -1,3 +1,5 @@
+import type { S3StorageOptions } from "@renderkit/storage-s3";
+import { ConfigError } from "./config-error.js";
 import { boolean, fail, httpAddress, integer, object, string } from "./config-values.js";
 import type { RedisConfig, S3Config, StorageConfig } from "./types.js";
 
@@ -66,5 +68,29 @@ export function redisConfig(value: unknown, path: string): RedisConfig {
     lockDurationMs: v.lockDurationMs === undefined ? 30_000 : integer(v.lockDurationMs, `${path}.lockDurationMs`, 1_000, 600_000),
     stalledIntervalMs:
       v.stalledIntervalMs === undefined ? 30_000 : integer(v.stalledIntervalMs, `${path}.stalledIntervalMs`, 500, 600_000),
+  };
+}
+
+/** The refusal of a role that needs the shared queue, when `redis` is not configured. */
+export function needsRedis(command: "serve --role api" | "worker"): ConfigError {
+  return new ConfigError(
+    `renderkit ${command} needs redis (config key redis.url or RENDERKIT_REDIS_URL): without it the queue belongs to one process; use renderkit serve`,
+  );
+}
+
+/**
+ * `S3Storage` options of a configured bucket. The secret is read by name: it is not enumerable
+ * in the loaded configuration (kept out of logs), so a spread of `s3` would lose it.
+ */
+export function s3StorageOptions(s3: S3Config, extra: Partial<S3StorageOptions> = {}): S3StorageOptions {
+  return {
+    bucket: s3.bucket,
+    region: s3.region,
+    endpoint: s3.endpoint,
+    forcePathStyle: s3.forcePathStyle,
+    accessKeyId: s3.accessKeyId,
+    secretAccessKey: s3.secretAccessKey,
+    publicBaseUrl: s3.publicBaseUrl,
+    ...extra,
   };
 }

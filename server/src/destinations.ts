@@ -1,48 +1,31 @@
-import type { LookupFunction } from "node:net";
 import {
   AddressPolicy,
   type DestinationRequest,
+  hostAndPort,
   type Logger,
+  policyLookup,
   type RenderDestination,
   RenderError,
   type RenderOptions,
   type Storage,
 } from "@renderkit/core";
-import { S3Storage, uploadToPresignedUrl } from "@renderkit/storage-s3";
+import { type S3Location as BucketLocation, encodeKey, S3Storage, uploadToPresignedUrl } from "@renderkit/storage-s3";
+import { s3StorageOptions } from "./config-scale.js";
 import type { ProjectStore } from "./projects.js";
+import { refuseUnlessPublic } from "./server-options.js";
 import type { RenderRecord } from "./state/records.js";
 import type { Project, S3Config, ServerConfig } from "./types.js";
 
-/** What a render stored in a project's bucket keeps in its record (never credentials). */
-interface S3Location {
-  kind: "s3";
-  projectId: string;
-  bucket: string;
-  region?: string;
-  endpoint?: string;
-  key: string;
-}
+/** What a render stored in a project's bucket keeps in its record: the bucket as its client saw it, never credentials. */
+type S3Location = { kind: "s3"; projectId: string; key: string } & BucketLocation;
 
 const noBucket = () =>
   new RenderError("NoS3BucketConfigured", "use_s3 needs an S3 bucket configured for the project (projects[].s3)", {
     details: { option: "use_s3" },
   });
 
-const encodeKey = (key: string) => key.split("/").map(encodeURIComponent).join("/");
-
 /** Bucket clients kept at once (each override of bucket or endpoint makes one). */
 const MAX_CLIENTS = 32;
-
-/** A `lookup` that resolves through the address policy (public addresses only) and pins the answer. */
-function vettedLookup(policy: AddressPolicy, endpoint: URL): LookupFunction {
-  const port = Number(endpoint.port || (endpoint.protocol === "https:" ? 443 : 80));
-  return (hostname, options, callback) => {
-    policy.resolve(hostname, port).then(
-      ({ address, family }) => (options.all ? callback(null, [{ address, family }]) : callback(null, address, family)),
-      (error: Error) => callback(error as NodeJS.ErrnoException, "", 4),
-    );
-  };
-}
 
 /**
  * Renders that leave the server's storage (`use_s3`, `s3_presigned_url`): the renderer's
@@ -66,22 +49,9 @@ export class Destinations {
   /** Refuses at submit time what the worker could not do (400 instead of a failed render). */
   async check(project: Project, options: RenderOptions): Promise<void> {
     if (options.useS3 && !project.s3) throw noBucket();
-    for (const [option, value] of [
-      ["s3_endpoint", options.s3Endpoint],
-      ["s3_presigned_url", options.s3PresignedUrl],
-    ] as const) {
-      if (value === undefined) continue;
-      const url = new URL(value);
-      try {
-        await this.policy().resolve(
-          url.hostname.replace(/^\[|\]$/g, ""),
-          Number(url.port || (url.protocol === "https:" ? 443 : 80)),
-        );
-      } catch (error) {
-        throw new RenderError("InvalidOptions", `Option ${option} is refused: ${(error as Error).message}`, {
-          details: { option },
-        });
-      }
+    if (options.s3Endpoint !== undefined) await refuseUnlessPublic(this.config, "s3_endpoint", new URL(options.s3Endpoint));
+    if (options.s3PresignedUrl !== undefined) {
+      await refuseUnlessPublic(this.config, "s3_presigned_url", new URL(options.s3PresignedUrl));
     }
   }
 
@@ -125,9 +95,7 @@ export class Destinations {
     } else if (project.s3.publicBaseUrl && !overridden) {
       url = `${project.s3.publicBaseUrl.replace(/\/+$/, "")}/${encodeKey(key)}`;
     }
-    const location: S3Location = { kind: "s3", projectId, bucket: bucket.bucket, key };
-    if (bucket.region) location.region = bucket.region;
-    if (bucket.endpoint) location.endpoint = bucket.endpoint;
+    const location: S3Location = { kind: "s3", projectId, key, ...storage.location() };
     return { url, key, location: { ...location }, put: (body, meta) => storage.put(key, body, meta) };
   };
 
@@ -156,16 +124,16 @@ export class Destinations {
       return storage;
     }
     const chosen = bucket.endpoint !== undefined && bucket.endpoint !== project.s3?.endpoint;
+    // Always the project's own credentials (overrides change the bucket, never who signs).
+    const credentials = s3StorageOptions(project.s3 as S3Config);
     storage = new S3Storage({
+      ...credentials,
       bucket: bucket.bucket,
       region: bucket.region,
       endpoint: bucket.endpoint,
-      forcePathStyle: bucket.forcePathStyle,
-      // Always the project's own credentials, read by name: the secret is not enumerable, so
-      // the spread copies `bucket` is made from have lost it.
-      accessKeyId: project.s3?.accessKeyId,
-      secretAccessKey: project.s3?.secretAccessKey,
-      ...(chosen ? { lookup: vettedLookup(this.policy(), new URL(bucket.endpoint as string)) } : {}),
+      // The server writes its own render addresses; the bucket's public one is not used here.
+      publicBaseUrl: undefined,
+      ...(chosen ? { lookup: policyLookup(this.policy(), hostAndPort(new URL(bucket.endpoint as string)).port) } : {}),
     });
     this.buckets.set(id, storage);
     if (this.buckets.size > MAX_CLIENTS) {

@@ -4,7 +4,7 @@ import type { Logger } from "@renderkit/core";
 import type { Redis } from "ioredis";
 import { ConfigError } from "./config-error.js";
 import { checkStored, mtimeOf, type StoredFile, tighten, writePrivate } from "./project-file.js";
-import { redisUnavailable } from "./state/redis-client.js";
+import { shared } from "./state/redis-client.js";
 
 /**
  * Where the projects made with `renderkit projects create` live: `projects.json` in the data
@@ -79,21 +79,12 @@ export class RedisProjectDocument implements ProjectDocument {
   }
 
   async read(): Promise<StoredFile | undefined> {
-    let text: string | null;
-    try {
-      text = await this.redis.hget(this.key, "doc");
-    } catch (error) {
-      throw redisUnavailable(error);
-    }
+    const text = await shared(this.redis.hget(this.key, "doc"));
     return text === null ? undefined : parse(text, this.source);
   }
 
   async version(): Promise<string> {
-    try {
-      return (await this.redis.hget(this.key, "version")) ?? "0";
-    } catch (error) {
-      throw redisUnavailable(error);
-    }
+    return (await shared(this.redis.hget(this.key, "version"))) ?? "0";
   }
 
   async update(change: (current: StoredFile | undefined) => Promise<StoredFile>): Promise<void> {

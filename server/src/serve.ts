@@ -8,7 +8,7 @@ import type { Redis } from "ioredis";
 import { listen } from "listhen";
 import { createApp } from "./app.js";
 import { compose } from "./compose.js";
-import { ConfigError } from "./config-error.js";
+import { needsRedis } from "./config-scale.js";
 import type { AppContext } from "./context.js";
 import { ProjectStore } from "./projects.js";
 import { handleSignals } from "./signals.js";
@@ -80,11 +80,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
  */
 export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
   const logger = options.logger ?? new ConsoleLogger(config.logLevel);
-  if (!config.redis && options.role === "api") {
-    throw new ConfigError(
-      "renderkit serve --role api needs redis (config key redis.url or RENDERKIT_REDIS_URL): without it the queue belongs to one process; use renderkit serve",
-    );
-  }
+  if (!config.redis && options.role === "api") throw needsRedis("serve --role api");
   // File mode: the data directory's queue and records belong to this process alone. Redis mode:
   // one shared-state connection for projects, records, limits and load, closed last.
   const redis = config.redis ? await connectRedis(config.redis.url, options.role ?? "all") : undefined;

@@ -62,12 +62,7 @@ export async function takeServerOptions(
       throw invalid("webhook_url", "is not a valid address");
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") throw invalid("webhook_url", "must be an http or https address");
-    const policy = new AddressPolicy({ allowPrivate: ctx.config.allowPrivateNetworks });
-    try {
-      await policy.resolve(url.hostname, Number(url.port || (url.protocol === "https:" ? 443 : 80)));
-    } catch (error) {
-      throw invalid("webhook_url", error instanceof Error ? `is refused: ${error.message}` : "is refused");
-    }
+    await refuseUnlessPublic(ctx.config, "webhook_url", url);
     server.webhookUrl = url.href;
   }
   return { server, render };
@@ -76,7 +71,21 @@ export async function takeServerOptions(
 /** Refuses a target address at submit time (400), instead of accepting a render that must fail. */
 export async function checkAddress(ctx: AppContext, url: string | undefined): Promise<void> {
   if (url === undefined) return;
-  const target = new URL(url);
-  const policy = new AddressPolicy({ allowPrivate: ctx.config.allowPrivateNetworks });
-  await policy.resolve(target.hostname, Number(target.port || (target.protocol === "https:" ? 443 : 80)));
+  await new AddressPolicy({ allowPrivate: ctx.config.allowPrivateNetworks }).resolveUrl(new URL(url));
+}
+
+/**
+ * Refuses an address an option names (a webhook, an S3 endpoint, a presigned upload) unless the
+ * address policy allows it: 400 `InvalidOptions` naming the option and why.
+ */
+export async function refuseUnlessPublic(
+  config: Pick<ServerConfig, "allowPrivateNetworks">,
+  option: string,
+  url: URL,
+): Promise<void> {
+  try {
+    await new AddressPolicy({ allowPrivate: config.allowPrivateNetworks }).resolveUrl(url);
+  } catch (error) {
+    throw invalid(option, error instanceof Error ? `is refused: ${error.message}` : "is refused");
+  }
 }

@@ -1,6 +1,7 @@
 import { ConsoleLogger, type Logger, type PluginManifest, type Renderer } from "@renderkit/core";
 import { type Composed, compose } from "./compose.js";
 import { ConfigError } from "./config-error.js";
+import { needsRedis } from "./config-scale.js";
 import { ProjectStore } from "./projects.js";
 import { handleSignals } from "./signals.js";
 import { closeRedis, connectRedis } from "./state/redis-client.js";
@@ -38,11 +39,7 @@ export function workerBaseUrl(config: ServerConfig): string {
 export async function startWorker(config: ServerConfig, options: WorkerOptions = {}): Promise<RunningWorker> {
   const logger = options.logger ?? new ConsoleLogger(config.logLevel);
   // Redis first: it is what a single node's config lacks, and asking for baseUrl would point the operator the wrong way.
-  if (!config.redis) {
-    throw new ConfigError(
-      "renderkit worker needs redis (config key redis.url or RENDERKIT_REDIS_URL): without it the queue belongs to one process; use renderkit serve",
-    );
-  }
+  if (!config.redis) throw needsRedis("worker");
   const baseUrl = workerBaseUrl(config);
   const redis = await connectRedis(config.redis.url, "worker");
   let parts: Composed;

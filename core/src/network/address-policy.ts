@@ -2,6 +2,7 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
 import { RenderError } from "../errors.js";
 import { isPublicAddress } from "./ip-ranges.js";
+import { hostAndPort } from "./pinned-lookup.js";
 
 export interface ResolvedAddress {
   address: string;
@@ -84,6 +85,12 @@ export class AddressPolicy {
       if (rule.cidr) return rule.cidr.check(address, isIP(address) === 6 ? "ipv6" : "ipv4");
       return rule.host === host || rule.host === address;
     });
+  }
+
+  /** `resolve` for the host and port of an http(s) address. */
+  resolveUrl(url: URL): Promise<ResolvedAddress> {
+    const { host, port } = hostAndPort(url);
+    return this.resolve(host, port);
   }
 
   /**

@@ -11,5 +11,5 @@ export async function checkTarget(target: PageTarget, settings: PageSettings): P
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new RenderError("InvalidURLError", `Only http and https addresses can be rendered, not ${url.protocol}`);
   }
-  await settings.policy.resolve(url.hostname, Number(url.port || (url.protocol === "https:" ? 443 : 80)));
+  await settings.policy.resolveUrl(url);
 }

@@ -10,8 +10,11 @@ export const S3_STORAGE_CLASSES = [
   "ONEZONE_IA",
   "INTELLIGENT_TIERING",
   "GLACIER",
+  "GLACIER_IR",
   "DEEP_ARCHIVE",
   "OUTPOSTS",
+  "EXPRESS_ONEZONE",
+  "SNOW",
 ] as const;
 
 /**

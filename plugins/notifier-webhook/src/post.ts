@@ -1,7 +1,6 @@
 import http from "node:http";
 import https from "node:https";
-import type { LookupFunction } from "node:net";
-import { type AddressPolicy, isRenderError, raceSignal } from "@renderkit/core";
+import { type AddressPolicy, hostAndPort, isRenderError, pinnedLookup, raceSignal } from "@renderkit/core";
 
 /** Bytes of a receiver's answer read before the connection is dropped. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -28,24 +27,12 @@ export interface PostRequest {
   signal: AbortSignal;
 }
 
-/** Connects to the address the policy vetted, whatever DNS says now (no rebinding). */
-function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
-  return (_hostname, options, callback) => {
-    if (options?.all) callback(null, [{ address, family }]);
-    else callback(null, address, family);
-  };
-}
-
 function decode(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {
     return text;
   }
-}
-
-function defaultPort(url: URL): number {
-  return url.protocol === "https:" ? 443 : 80;
 }
 
 /** Failure of address resolution: refused addresses and unknown names are permanent. */
@@ -96,8 +83,7 @@ export async function postWebhook(request: PostRequest): Promise<PostOutcome> {
 
 async function attempt(request: PostRequest, stop: AbortSignal, cut: () => PostOutcome): Promise<PostOutcome> {
   const { url, body, headers, policy } = request;
-  const port = url.port ? Number(url.port) : defaultPort(url);
-  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const { host, port } = hostAndPort(url);
   let pinned: { address: string; family: 4 | 6 };
   try {
     pinned = await raceSignal(policy.resolve(host, port), stop);
@@ -115,7 +101,7 @@ async function attempt(request: PostRequest, stop: AbortSignal, cut: () => PostO
       path: `${url.pathname}${url.search}`,
       auth: url.username || url.password ? `${decode(url.username)}:${decode(url.password)}` : undefined,
       headers: { ...headers, "Content-Length": String(Buffer.byteLength(body)) },
-      lookup: pinnedLookup(pinned.address, pinned.family),
+      lookup: pinnedLookup(pinned),
       agent: false,
     });
     const finish = (result: PostOutcome) => {

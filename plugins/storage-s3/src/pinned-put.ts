@@ -1,7 +1,6 @@
 import http from "node:http";
 import https from "node:https";
-import type { LookupFunction } from "node:net";
-import { abortReason, RenderError } from "@renderkit/core";
+import { abortReason, pinnedLookup, RenderError } from "@renderkit/core";
 
 /** Bytes of a 2xx answer read before the connection is dropped (its content is ignored). */
 export const MAX_ANSWER_BYTES = 64 * 1024;
@@ -15,14 +14,6 @@ export interface PinnedTarget {
   port: number;
   address: string;
   family: 4 | 6;
-}
-
-/** Connects to the address the policy vetted, whatever DNS says now (no rebinding). */
-function pinnedLookup(address: string, family: 4 | 6): LookupFunction {
-  return (_hostname, options, callback) => {
-    if (options?.all) callback(null, [{ address, family }]);
-    else callback(null, address, family);
-  };
 }
 
 /** The failure for a non-2xx answer: the status and S3's error code, never the address (its query is a signature). */
@@ -61,7 +52,7 @@ export function pinnedPut(target: PinnedTarget, bytes: Uint8Array, contentType: 
       port: target.port,
       path: `${target.url.pathname}${target.url.search}`,
       headers: { "Content-Type": contentType, "Content-Length": String(bytes.byteLength) },
-      lookup: pinnedLookup(target.address, target.family),
+      lookup: pinnedLookup(target),
       // A fresh connection per upload: a pooled socket could be one made to another address.
       agent: false,
     });

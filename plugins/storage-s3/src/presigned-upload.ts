@@ -1,5 +1,5 @@
 import { Readable } from "node:stream";
-import { type AddressPolicy, abortReason, RenderError, raceSignal } from "@renderkit/core";
+import { type AddressPolicy, abortReason, hostAndPort, RenderError, raceSignal } from "@renderkit/core";
 import { type PinnedTarget, pinnedPut } from "./pinned-put.js";
 
 /** Default budget of one presigned upload: resolution, reading the body, sending it, the answer. */
@@ -26,8 +26,7 @@ function parseAddress(text: string): { url: URL; host: string; port: number } {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw refused("must be http or https");
   if (url.username || url.password) throw refused("must not carry credentials");
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  return { url, host, port: url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80 };
+  return { url, ...hostAndPort(url) };
 }
 
 async function readAll(body: Readable): Promise<Buffer> {

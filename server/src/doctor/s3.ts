@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import { S3Storage, S3StorageError } from "@renderkit/storage-s3";
+import { s3StorageOptions } from "../config-scale.js";
 import type { S3Config, ServerConfig } from "../types.js";
 import { s3ErrorCode, s3Fix } from "./s3-errors.js";
 import { type Check, type CheckContext, type DoctorCheck, fail, message, ok, warn } from "./types.js";
@@ -33,13 +34,9 @@ async function probeBucket({ name, s3, where, deletes }: Probe, context: CheckCo
   let storage: S3Storage;
   try {
     storage = new S3Storage({
-      bucket: s3.bucket,
-      region: s3.region,
-      endpoint: s3.endpoint,
-      forcePathStyle: s3.forcePathStyle,
-      accessKeyId: s3.accessKeyId,
-      // Not enumerable in the loaded config (kept out of logs): named, not spread.
-      secretAccessKey: s3.secretAccessKey,
+      ...s3StorageOptions(s3),
+      // Probes the bucket, not its public address.
+      publicBaseUrl: undefined,
       // Two tries ride out a dropped connection; each gets half the time, so that a silent
       // endpoint fails with the SDK's own TimeoutError before the check's time is up.
       maxAttempts: 2,

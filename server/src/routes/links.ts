@@ -69,7 +69,6 @@ export function linkRoutes(app: H3, ctx: AppContext): void {
       throw new RenderError("TimedOutError", "The render did not finish in time");
     }
     const stored = await readRender(ctx, record);
-    if (!stored) throw new RenderError("EngineResponseNotOkError", "The render is no longer stored");
     const headers: Record<string, string> = {
       ...answerHeaders(event),
       "content-type": stored.contentType,

@@ -48,6 +48,15 @@ export function redisUnavailable(cause: unknown): RenderError {
   });
 }
 
+/** Awaits a Redis command; its failure becomes the API's 503 (`redisUnavailable`). */
+export async function shared<T>(command: Promise<T>): Promise<T> {
+  try {
+    return await command;
+  } catch (error) {
+    throw redisUnavailable(error);
+  }
+}
+
 /** Closes a connection, bounded: `quit` when it answers, else a hard disconnect. */
 export async function closeRedis(client: Redis): Promise<void> {
   await Promise.race([client.quit().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);

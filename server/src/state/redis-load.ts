@@ -2,7 +2,7 @@ import type { RenderEvent } from "@renderkit/core";
 import type { Redis } from "ioredis";
 import type { Project } from "../types.js";
 import { loadRefusal, type ProjectLoad } from "./load.js";
-import { redisUnavailable } from "./redis-client.js";
+import { shared } from "./redis-client.js";
 
 /**
  * Reserves a place atomically: drops places older than ARGV[1] (renders whose end was lost),
@@ -38,21 +38,14 @@ export class RedisProjectLoad implements ProjectLoad {
 
   async reserve(project: Project, renderId: string, limit: number): Promise<void> {
     const now = Date.now();
-    let held: number;
-    try {
-      held = Number(await this.redis.eval(RESERVE, 1, this.key(project.id), now - STALE_MS, limit, renderId, now, STALE_MS));
-    } catch (error) {
-      throw redisUnavailable(error);
-    }
+    const held = Number(
+      await shared(this.redis.eval(RESERVE, 1, this.key(project.id), now - STALE_MS, limit, renderId, now, STALE_MS)),
+    );
     if (held < 0) throw loadRefusal(-held - 1, limit);
   }
 
   async release(projectId: string, renderId: string): Promise<void> {
-    try {
-      await this.redis.zrem(this.key(projectId), renderId);
-    } catch (error) {
-      throw redisUnavailable(error);
-    }
+    await shared(this.redis.zrem(this.key(projectId), renderId));
   }
 
   async apply(event: RenderEvent): Promise<void> {
@@ -62,10 +55,6 @@ export class RedisProjectLoad implements ProjectLoad {
   }
 
   async count(projectId: string): Promise<number> {
-    try {
-      return await this.redis.zcard(this.key(projectId));
-    } catch (error) {
-      throw redisUnavailable(error);
-    }
+    return await shared(this.redis.zcard(this.key(projectId)));
   }
 }

@@ -2,7 +2,7 @@ import { EventEmitter } from "node:events";
 import { type FinalRenderEvent, isSafeId, type Logger, type RenderEvent } from "@renderkit/core";
 import type { Redis } from "ioredis";
 import { endFields, finalEventOf, newRecord, type RenderRecord, type RenderRecords, TERMINAL } from "./records.js";
-import { redisUnavailable } from "./redis-client.js";
+import { shared } from "./redis-client.js";
 
 /**
  * Applies one event to a render's hash, atomically (DESIGN §6 "Exactly one final event"):
@@ -103,21 +103,12 @@ export class RedisRenderRecords implements RenderRecords {
       fields = endFields(event);
     }
     const args = [kind, JSON.stringify(toFields(fields)), JSON.stringify(toFields(base)), String(base.expiresAt)];
-    try {
-      await this.redis.eval(APPLY, 1, this.key(event.renderId), ...args, this.channel, event.renderId);
-    } catch (error) {
-      throw redisUnavailable(error);
-    }
+    await shared(this.redis.eval(APPLY, 1, this.key(event.renderId), ...args, this.channel, event.renderId));
   }
 
   async get(renderId: string): Promise<RenderRecord | undefined> {
     if (!isSafeId(renderId)) return undefined;
-    let hash: Record<string, string>;
-    try {
-      hash = await this.redis.hgetall(this.key(renderId));
-    } catch (error) {
-      throw redisUnavailable(error);
-    }
+    const hash = await shared(this.redis.hgetall(this.key(renderId)));
     const record = fromFields(hash);
     return record && record.expiresAt > Date.now() ? record : undefined;
   }
