@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { ConsoleLogger, createRenderer, type RenderEvent } from "@renderkit/core";
 import { playwright } from "@renderkit/engine-playwright";
@@ -50,12 +50,7 @@ const cleanup: (() => Promise<unknown>)[] = [];
 beforeAll(async () => {
   s3 = await startS3(["customer", "other", "public"]);
   cleanup.push(() => s3.stop());
-  client = new S3Client({
-    endpoint: s3.endpoint,
-    region: s3.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-  });
+  client = s3.client();
   cleanup.push(async () => client.destroy());
   site = await listenLocal(() => ({
     body: `<body style="margin:0;background:rgb(${COLOUR.join(",")})"></body>`,
@@ -70,19 +65,11 @@ beforeAll(async () => {
     body: "<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>",
   }));
   cleanup.push(() => forbidden.close());
-  const bucket = (name: string) => ({
-    bucket: name,
-    endpoint: s3.endpoint,
-    region: s3.region,
-    forcePathStyle: true,
-    accessKeyId: s3.accessKeyId,
-    secretAccessKey: s3.secretAccessKey,
-  });
   server = await startTestServer({
     projects: [
-      { ...PROJECT_A, s3: bucket("customer"), rateLimit },
+      { ...PROJECT_A, s3: s3.bucket("customer"), rateLimit },
       { ...PROJECT_B, rateLimit },
-      { ...PROJECT_C, s3: { ...bucket("public"), publicBaseUrl: `${PUBLIC_BASE}/` }, rateLimit },
+      { ...PROJECT_C, s3: { ...s3.bucket("public"), publicBaseUrl: `${PUBLIC_BASE}/` }, rateLimit },
     ],
   });
   cleanup.push(() => server.close());

@@ -3,7 +3,7 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
-import { ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
+import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listProcesses, untilEmpty } from "../../test/helpers/processes.js";
@@ -332,15 +332,7 @@ describe("s3", () => {
     await s3?.stop();
   });
 
-  const bucket = (name: string, extra: Partial<S3Config> = {}): S3Config => ({
-    bucket: name,
-    endpoint: s3.endpoint,
-    region: s3.region,
-    forcePathStyle: true,
-    accessKeyId: s3.accessKeyId,
-    secretAccessKey: s3.secretAccessKey,
-    ...extra,
-  });
+  const bucket = (name: string, extra: Partial<S3Config> = {}): S3Config => ({ ...s3.bucket(name), ...extra });
 
   /**
    * A config with S3 storage. The loader currently drops `storage.secretAccessKey` (it is made
@@ -357,10 +349,7 @@ describe("s3", () => {
   }
 
   async function doctorObjects(name: string): Promise<string[]> {
-    const client = new S3Client({
-      ...bucket(name),
-      credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-    });
+    const client = s3.client();
     try {
       const listed = await client.send(new ListObjectsV2Command({ Bucket: name, Prefix: "renderkit-doctor/" }));
       return (listed.Contents ?? []).map((object) => object.Key!);

@@ -100,15 +100,7 @@ async function modeConfig(): Promise<Record<string, unknown>> {
   const { redis, s3 } = await sharedServices();
   return {
     redis: { url: redis.url, prefix: `t${randomUUID().slice(0, 8)}`, lockDurationMs: 5_000, stalledIntervalMs: 2_000 },
-    storage: {
-      kind: "s3",
-      bucket: "renders",
-      endpoint: s3.endpoint,
-      region: s3.region,
-      forcePathStyle: true,
-      accessKeyId: s3.accessKeyId,
-      secretAccessKey: s3.secretAccessKey,
-    },
+    storage: { kind: "s3", ...s3.bucket("renders") },
   };
 }
 

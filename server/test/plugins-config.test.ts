@@ -1,16 +1,14 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { ConsoleLogger, type PluginManifest } from "@renderkit/core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { PluginManifest } from "@renderkit/core";
+import { describe, expect, it } from "vitest";
 import { freePort } from "../../test/helpers/redis.js";
-import { ConfigError, loadConfig } from "../dist/config.js";
-import { type RunningServer, startServer } from "../dist/serve.js";
-import type { ServerConfig } from "../dist/types.js";
-import { api, PROJECT_A, startTestServer } from "./helpers.js";
+import { ConfigError } from "../dist/config.js";
+import { startServer } from "../dist/serve.js";
+import { api, startTestServer } from "./helpers.js";
+import { configOf, PROJECT, refusal, run, settings, silent, useProcesses } from "./processes.js";
 
 /**
  * Third-party plugins named in the configuration (issue 10: `plugins`), as an operator adds
@@ -18,57 +16,13 @@ import { api, PROJECT_A, startTestServer } from "./helpers.js";
  * file, and handed to `startServer` by an embedding program; broken entries stop the start.
  */
 
-const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 const TEXT_FORMAT = fileURLToPath(new URL("../../examples/format-plugin/text-format.mjs", import.meta.url));
 const NOT_A_FACTORY = fileURLToPath(new URL("./fixtures/not-a-factory.mjs", import.meta.url));
 const NAMED_EXPORT = fileURLToPath(new URL("./fixtures/named-plugin-export.mjs", import.meta.url));
-const silent = new ConsoleLogger("silent");
-const PROJECT = { ...PROJECT_A, rateLimit: { requests: 1000, perSeconds: 60 } };
 /** The page every test renders: its visible text is longer than the 5 characters the plugin keeps. */
 const PAGE = "<!doctype html><body><p>Hello, renderkit plugins!</p><script>document.title = 'x'</script></body>";
 
-let dir: string;
-let cleanups: (() => Promise<unknown>)[] = [];
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "renderkit-plugins-"));
-});
-afterEach(async () => {
-  const steps = cleanups.reverse();
-  cleanups = [];
-  for (const step of steps) await step().catch(() => undefined);
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-let n = 0;
-async function fresh(name: string): Promise<string> {
-  const path = join(dir, `${name}-${n++}`);
-  await mkdir(path, { recursive: true });
-  return path;
-}
-
-/** The settings of a one-project loopback server in file mode, in its own data directory. */
-function settings(dataDir: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    port: 0,
-    host: "127.0.0.1",
-    dataDir,
-    allowPrivateNetworks: ["127.0.0.1"],
-    drainSeconds: 5,
-    projects: [PROJECT],
-    ...extra,
-  };
-}
-
-const configOf = (values: Record<string, unknown>): Promise<ServerConfig> =>
-  loadConfig({ env: {}, overrides: values as Partial<ServerConfig> });
-
-async function server(config: ServerConfig, plugins?: PluginManifest[]): Promise<RunningServer> {
-  const running = await startServer(config, { logger: silent, plugins });
-  cleanups.push(() => running.close());
-  return running;
-}
+const { cleanup, fresh, server, serveProcess } = useProcesses("renderkit-plugins-");
 
 /** `format: "txt"` through `/v1/render/sync`; the answer and the text behind its `renderUrl`. */
 async function renderText(base: string, options: Record<string, unknown> = {}) {
@@ -87,15 +41,6 @@ async function textFormatFactory(): Promise<(settings?: { maxChars?: number }) =
   return module.textFormat;
 }
 
-async function refusal(promise: Promise<unknown>): Promise<Error> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(Error);
-  return error as Error;
-}
-
 /** Whether nothing listens on `port` (a failed start closed its listener). */
 function portFree(port: number): Promise<boolean> {
   const probe = createServer();
@@ -105,58 +50,10 @@ function portFree(port: number): Promise<boolean> {
   });
 }
 
-function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of Object.keys(env)) if (name.startsWith("RENDERKIT_") && name !== "RENDERKIT_CHROMIUM") delete env[name];
-  for (const name of ["PORT", "HOST"]) delete env[name];
-  return { ...env, RENDERKIT_LOG_LEVEL: "warn" };
-}
-
-function run(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: childEnv(), cwd, timeout: 60_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : -1) : 0, stdout, stderr });
-    });
-  });
-}
-
-const exited = (child: ChildProcess): Promise<unknown> =>
-  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once("exit", r));
-
-/** `renderkit serve --config <file>` from `cwd`, ready once `/health` answers; stopped after the test. */
-async function serveProcess(file: string, cwd: string, url: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [CLI, "serve", "--config", file], {
-    env: childEnv(),
-    cwd,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  const collect = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-20_000);
-  };
-  child.stdout?.on("data", collect);
-  child.stderr?.on("data", collect);
-  cleanups.push(async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
-    await exited(child);
-    clearTimeout(timer);
-  });
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`renderkit serve exited with ${child.exitCode}:\n${output}`);
-    const up = await fetch(`${url}/health`)
-      .then((r) => r.ok)
-      .catch(() => false);
-    if (up) return child;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 describe("a plugin from the config's plugins", () => {
   it("by absolute path with options: txt renders, cut to maxChars", async () => {
     const test = await startTestServer({ plugins: [{ module: TEXT_FORMAT, options: { maxChars: 5 } }] });
-    cleanups.push(() => test.close());
+    cleanup.push(() => test.close());
     const ready = await api(test.url, "/ready");
     expect(ready.body.formats).toContain("txt");
     const { answer, type, text } = await renderText(test.url);
@@ -196,7 +93,7 @@ describe("a plugin from the config's plugins", () => {
     );
     // From `at`, the same relative path names nothing: only the file's directory makes it work.
     const url = `http://127.0.0.1:${port}`;
-    await serveProcess(relative(at, file), at, url);
+    await serveProcess(relative(at, file), url, at);
     const { text, answer } = await renderText(url);
     expect(text).toBe("Hello");
     expect(answer.body.truncated).toBe(true);
@@ -204,14 +101,14 @@ describe("a plugin from the config's plugins", () => {
 
   it("embedding: startServer(config, { plugins: [textFormat()] })", async () => {
     const textFormat = await textFormatFactory();
-    const running = await server(await configOf(settings(await fresh("embed"))), [textFormat({ maxChars: 5 })]);
+    const running = await server(await configOf(settings(await fresh("embed"))), { plugins: [textFormat({ maxChars: 5 })] });
     expect(running.renderer.formats).toContain("txt");
     expect((await renderText(running.url)).text).toBe("Hello");
   });
 
   it("embedding without options: the plugin's own limit applies", async () => {
     const textFormat = await textFormatFactory();
-    const running = await server(await configOf(settings(await fresh("embed-default"))), [textFormat()]);
+    const running = await server(await configOf(settings(await fresh("embed-default"))), { plugins: [textFormat()] });
     expect((await renderText(running.url)).text).toBe("Hello, renderkit plugins!");
   });
 });

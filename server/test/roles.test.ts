@@ -1,19 +1,18 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { ConsoleLogger, type Renderer } from "@renderkit/core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { writeFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+import type { Renderer } from "@renderkit/core";
+import { afterAll, describe, expect, it } from "vitest";
 import { decode } from "../../test/helpers/image.js";
 import { freePort, startRedis, type TestRedis } from "../../test/helpers/redis.js";
-import { ConfigError, loadConfig } from "../dist/config.js";
-import { type RunningServer, startServer } from "../dist/serve.js";
+import { ConfigError } from "../dist/config.js";
+import { startServer } from "../dist/serve.js";
 import { DataDirLocked, LOCK_FILE } from "../dist/state/data-dir-lock.js";
 import type { ServerConfig } from "../dist/types.js";
 import { type RunningWorker, startWorker } from "../dist/worker.js";
-import { api, PROJECT_A } from "./helpers.js";
+import { api } from "./helpers.js";
+import { configOf, exited, PROJECT, refusal, run, settings, silent, useProcesses } from "./processes.js";
 
 /**
  * Process roles as an operator tries them (issue 10): `renderkit serve`, `serve --role api`,
@@ -22,58 +21,17 @@ import { api, PROJECT_A } from "./helpers.js";
  * redis-server. Every process, server and directory a test starts is stopped in `afterEach`.
  */
 
-const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
-const silent = new ConsoleLogger("silent");
-const PROJECT = { ...PROJECT_A, rateLimit: { requests: 1000, perSeconds: 60 } };
+const { cleanup, fresh, server, serveProcess } = useProcesses("renderkit-roles-");
 
-let dir: string;
 let redis: TestRedis | undefined;
-/** Stopped after each test, newest first. */
-let cleanups: (() => Promise<unknown>)[] = [];
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "renderkit-roles-"));
-});
-afterEach(async () => {
-  const steps = cleanups.reverse();
-  cleanups = [];
-  for (const step of steps) await step().catch(() => undefined);
-});
 afterAll(async () => {
   await redis?.stop();
-  await rm(dir, { recursive: true, force: true });
 });
 
 /** The one redis-server of this file, started by the first test that needs it. */
 async function sharedRedis(): Promise<TestRedis> {
   redis ??= await startRedis();
   return redis;
-}
-
-let n = 0;
-/** A fresh directory of this test file (created). */
-async function fresh(name: string): Promise<string> {
-  const path = join(dir, `${name}-${n++}`);
-  await mkdir(path, { recursive: true });
-  return path;
-}
-
-/** Environment of a CLI child: none of the test runner's renderkit settings leak in. */
-function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of Object.keys(env)) if (name.startsWith("RENDERKIT_") && name !== "RENDERKIT_CHROMIUM") delete env[name];
-  for (const name of ["PORT", "HOST"]) delete env[name];
-  return { ...env, RENDERKIT_LOG_LEVEL: "warn" };
-}
-
-/** Runs the CLI to its end. */
-function run(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: childEnv(), cwd, timeout: 60_000 }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
-  });
 }
 
 /** A config file for the CLI (and the same settings for `loadConfig`). */
@@ -83,37 +41,11 @@ async function writeConfig(at: string, config: Record<string, unknown>): Promise
   return file;
 }
 
-/** The settings of a one-project loopback server in `dataDir`. */
-function settings(dataDir: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    port: 0,
-    host: "127.0.0.1",
-    dataDir,
-    allowPrivateNetworks: ["127.0.0.1"],
-    drainSeconds: 5,
-    projects: [PROJECT],
-    ...extra,
-  };
-}
-
-const configOf = (values: Record<string, unknown>): Promise<ServerConfig> =>
-  loadConfig({ env: {}, overrides: values as Partial<ServerConfig> });
-
-/** `startServer`, closed after the test. */
-async function server(config: ServerConfig, role: "all" | "api" = "all"): Promise<RunningServer> {
-  const running = await startServer(config, { logger: silent, role });
-  cleanups.push(() => running.close());
-  return running;
-}
-
 async function worker(config: ServerConfig): Promise<RunningWorker> {
   const running = await startWorker(config, { logger: silent });
-  cleanups.push(() => running.close());
+  cleanup.push(() => running.close());
   return running;
 }
-
-const exited = (child: ChildProcess): Promise<unknown> =>
-  child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((r) => child.once("exit", r));
 
 /** Fields of /proc/<pid>/stat after the command name: [state, ppid, ...]; undefined once gone. */
 function procStat(pid: number | string): string[] | undefined {
@@ -146,17 +78,8 @@ function descendants(pid: number): Proc[] {
  * `renderkit serve --config <file>`, ready once `/health` answers. `crash()` is kill -9 of the
  * server alone, as a crash does; the processes it started (browsers) are killed after the test.
  */
-async function serveProcess(configFile: string, url: string): Promise<{ child: ChildProcess; crash(): Promise<void> }> {
-  const child = spawn(process.execPath, [CLI, "serve", "--config", configFile], {
-    env: childEnv(),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let text = "";
-  const collect = (chunk: Buffer) => {
-    text = (text + chunk.toString()).slice(-20_000);
-  };
-  child.stdout?.on("data", collect);
-  child.stderr?.on("data", collect);
+async function crashableServe(configFile: string, url: string): Promise<{ child: ChildProcess; crash(): Promise<void> }> {
+  const child = await serveProcess(configFile, url);
   // Recorded while the server lives: once it is dead its children belong to init.
   const started: Proc[] = [];
   const crash = async () => {
@@ -166,7 +89,8 @@ async function serveProcess(configFile: string, url: string): Promise<{ child: C
     child.kill("SIGKILL");
     await exited(child);
   };
-  cleanups.push(async () => {
+  // Runs before the stop `serveProcess` registered (newest first), which then finds the server gone.
+  cleanup.push(async () => {
     await crash();
     // The server's watchdog kills its browser and removes the profile once the server is gone;
     // only what is still there after a while is killed here (that would leave the profile).
@@ -181,23 +105,7 @@ async function serveProcess(configFile: string, url: string): Promise<{ child: C
       } catch {}
     }
   });
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`renderkit serve exited with ${child.exitCode}:\n${text}`);
-    const up = await fetch(`${url}/health`)
-      .then((r) => r.ok)
-      .catch(() => false);
-    if (up) return { child, crash };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function refusal(promise: Promise<unknown>): Promise<Error> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(Error);
-  return error as Error;
+  return { child, crash };
 }
 
 const lockOf = (dataDir: string) => JSON.parse(readFileSync(join(dataDir, LOCK_FILE), "utf8")) as { pid: number };
@@ -298,7 +206,7 @@ describe("one process per data directory in file mode", () => {
     const port = await freePort();
     const file = await writeConfig(at, settings(dataDir, { port }));
     const url = `http://127.0.0.1:${port}`;
-    const { child, crash } = await serveProcess(file, url);
+    const { child, crash } = await crashableServe(file, url);
     expect(lockOf(dataDir).pid).toBe(child.pid);
     // A server that has worked (a browser running, records and queue on disk), then crashes.
     const rendered = await api(url, "/v1/render/sync", { key: PROJECT.secretKey, json: { html: "<p>before</p>" } });
@@ -323,7 +231,7 @@ describe("one process per data directory in file mode", () => {
   it("with redis configured, two servers on one dataDir both run", async () => {
     const { url } = await sharedRedis();
     const dataDir = await fresh("lock-redis");
-    const config = await configOf(settings(dataDir, { redis: { url, prefix: `lock${n}` } }));
+    const config = await configOf(settings(dataDir, { redis: { url, prefix: basename(dataDir) } }));
     const one = await server(config);
     const two = await server(config);
     expect(one.url).not.toBe(two.url);
@@ -351,9 +259,12 @@ describe("an API-only node and a worker on one redis-server", () => {
     const dataDir = await fresh("api-worker");
     const port = await freePort();
     const config = await configOf(
-      settings(dataDir, { port, redis: { url: redisUrl, prefix: `split${n}`, lockDurationMs: 5_000, stalledIntervalMs: 2_000 } }),
+      settings(dataDir, {
+        port,
+        redis: { url: redisUrl, prefix: basename(dataDir), lockDurationMs: 5_000, stalledIntervalMs: 2_000 },
+      }),
     );
-    const apiNode = await server(config, "api");
+    const apiNode = await server(config, { role: "api" });
     expect(apiNode.url).toBe(`http://127.0.0.1:${port}`);
     const workerNode = await worker(config);
 

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { createConnection, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 
 /** A real `redis-server` (Debian package) on a free loopback port, owned by the test that started it. */
 export interface TestRedis {
@@ -105,4 +106,33 @@ async function launch(port: number): Promise<Omit<TestRedis, "restart">> {
   running.delete(child);
   rmSync(dir, { recursive: true, force: true });
   throw new Error(`redis-server did not answer on port ${port}; its output:\n${output}`);
+}
+
+/**
+ * One redis-server for the calling test file: started before its tests, stopped after them. The
+ * handle reads the running server, so use it in tests and hooks, not when the file loads.
+ */
+export function useRedis(): TestRedis {
+  let started: TestRedis | undefined;
+  beforeAll(async () => {
+    started = await startRedis();
+  });
+  afterAll(async () => {
+    await started?.stop();
+    started = undefined;
+  });
+  const current = (): TestRedis => {
+    if (!started) throw new Error("useRedis(): the redis-server runs only while the file's tests do");
+    return started;
+  };
+  return {
+    get url() {
+      return current().url;
+    },
+    get port() {
+      return current().port;
+    },
+    stop: () => current().stop(),
+    restart: () => current().restart(),
+  };
 }

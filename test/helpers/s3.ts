@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { S3Client, type S3ClientConfig } from "@aws-sdk/client-s3";
 import S3rver from "s3rver";
 
 /** An S3-compatible server (s3rver) on a free loopback port, with the buckets a test asked for. */
@@ -12,7 +13,21 @@ export interface TestS3 {
   accessKeyId: string;
   secretAccessKey: string;
   region: string;
+  /** The settings of `name` on this server, as S3 options take them (renderkit's `s3` and `storage` keys). */
+  bucket(name: string): TestBucket;
+  /** An SDK client of this server (path style, its credentials); `config` overrides. The caller destroys it. */
+  client(config?: S3ClientConfig): S3Client;
   stop(): Promise<void>;
+}
+
+/** A bucket of the test server, with everything needed to reach it. */
+export interface TestBucket {
+  bucket: string;
+  endpoint: string;
+  region: string;
+  forcePathStyle: true;
+  accessKeyId: string;
+  secretAccessKey: string;
 }
 
 /** Starts s3rver in this process, its files in a fresh temporary directory, with `buckets` created. */
@@ -27,11 +42,18 @@ export async function startS3(buckets: string[]): Promise<TestS3> {
     configureBuckets: buckets.map((name) => ({ name, configs: [] })),
   });
   const address = (await server.run()) as AddressInfo;
+  const endpoint = `http://127.0.0.1:${address.port}`;
+  const accessKeyId = "S3RVER";
+  const secretAccessKey = "S3RVER";
+  const region = "us-east-1";
   return {
-    endpoint: `http://127.0.0.1:${address.port}`,
-    accessKeyId: "S3RVER",
-    secretAccessKey: "S3RVER",
-    region: "us-east-1",
+    endpoint,
+    accessKeyId,
+    secretAccessKey,
+    region,
+    bucket: (name) => ({ bucket: name, endpoint, region, forcePathStyle: true, accessKeyId, secretAccessKey }),
+    client: (config = {}) =>
+      new S3Client({ endpoint, region, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey }, ...config }),
     async stop() {
       await server.close().catch(() => undefined);
       rmSync(directory, { recursive: true, force: true });

@@ -1,20 +1,14 @@
 import { type FinalRenderEvent, verifyWebhookSignature, webhookBody } from "@renderkit/notifier-webhook";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startRedis, type TestRedis } from "../../../test/helpers/redis.js";
-import { bullmqNotifier, type Cleanup, freshPrefix, receiver, runCleanup } from "./bullmq-helpers.js";
-import { failed, SECRET, sleep, succeeded, waitFor } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { useCleanup } from "../../../test/helpers/cleanup.js";
+import { useRedis } from "../../../test/helpers/redis.js";
+import { bullmqNotifier, freshPrefix } from "./bullmq-helpers.js";
+import { failed, receiver, SECRET, sleep, succeeded, waitFor } from "./helpers.js";
 
-let redis: TestRedis;
-const cleanup: Cleanup = [];
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-afterEach(() => runCleanup(cleanup));
+const redis = useRedis();
+const cleanup = useCleanup();
 
 /** Reads the job the notifier stored, through a queue of the test's own. */
 async function storedJob(prefix: string, jobId: string) {

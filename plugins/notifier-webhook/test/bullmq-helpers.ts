@@ -1,19 +1,6 @@
 import { BullMqWebhookNotifier, type BullMqWebhookNotifierOptions } from "@renderkit/notifier-webhook";
-import { type Receiver, recordingLogger, SECRET, startReceiver } from "./helpers.js";
-
-/** Steps run after each test, newest first (receivers, notifiers, child processes, Redis). */
-export type Cleanup = (() => Promise<void>)[];
-
-export async function runCleanup(cleanup: Cleanup): Promise<void> {
-  for (const step of cleanup.splice(0).reverse()) await step();
-}
-
-/** A loopback receiver closed after the test. */
-export async function receiver(cleanup: Cleanup, reply?: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
-  const made = await startReceiver(reply);
-  cleanup.push(() => made.close());
-  return made;
-}
+import type { Cleanup } from "../../../test/helpers/cleanup.js";
+import { notifierDefaults, type Receiver, type recordingLogger } from "./helpers.js";
 
 let prefixes = 0;
 
@@ -25,29 +12,17 @@ export function freshPrefix(): string {
 
 export type TestNotifier = BullMqWebhookNotifier & { logs: ReturnType<typeof recordingLogger> };
 
-/**
- * A BullMQ notifier for tests: project `p1` has the test secret, others none; loopback allowed only
- * for the receiver's port; short schedule, no jitter; closed after the test.
- */
+/** A BullMQ notifier for tests, from `notifierDefaults(port)`; closed after the test. */
 export function bullmqNotifier(
   cleanup: Cleanup,
   redis: BullMqWebhookNotifierOptions["redis"],
   port: number | undefined,
   options: Partial<BullMqWebhookNotifierOptions> = {},
 ): TestNotifier {
-  const logger = recordingLogger();
-  const made = new BullMqWebhookNotifier({
-    secretFor: (projectId) => (projectId === "p1" ? SECRET : undefined),
-    allowPrivate: port === undefined ? false : [`127.0.0.1:${port}`],
-    schedule: [50, 50, 50],
-    jitter: 0,
-    timeoutMs: 2_000,
-    logger,
-    redis,
-    ...options,
-  });
+  const defaults = notifierDefaults(port);
+  const made = new BullMqWebhookNotifier({ ...defaults, redis, ...options });
   cleanup.push(() => made.close());
-  return Object.assign(made, { logs: logger });
+  return Object.assign(made, { logs: defaults.logger });
 }
 
 /** The render id a hit's body names. */

@@ -1,22 +1,16 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startRedis, type TestRedis } from "../../../test/helpers/redis.js";
-import { bullmqNotifier, type Cleanup, freshPrefix, hitsPerRender, receiver, runCleanup } from "./bullmq-helpers.js";
-import { SECRET, sleep, succeeded, waitFor } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { useCleanup } from "../../../test/helpers/cleanup.js";
+import { freePort, startRedis, useRedis } from "../../../test/helpers/redis.js";
+import { bullmqNotifier, freshPrefix, hitsPerRender } from "./bullmq-helpers.js";
+import { receiver, SECRET, sleep, succeeded, waitFor } from "./helpers.js";
 
 const CHILD = fileURLToPath(new URL("./fixtures/bullmq-deliver-child.mjs", import.meta.url));
 
-let redis: TestRedis;
-const cleanup: Cleanup = [];
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-afterEach(() => runCleanup(cleanup));
+const redis = useRedis();
+const cleanup = useCleanup();
 
 async function kill(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;

@@ -1,34 +1,19 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { NOTIFIER, type PluginContext, resolveSettings } from "@renderkit/core";
+import { NOTIFIER, resolveSettings } from "@renderkit/core";
 import { BullMqWebhookNotifier, webhookNotifier } from "@renderkit/notifier-webhook";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startRedis, type TestRedis } from "../../../test/helpers/redis.js";
-import { type Cleanup, freshPrefix, receiver, runCleanup } from "./bullmq-helpers.js";
-import { recordingLogger, SECRET, succeeded, tempDir, waitFor } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { useCleanup } from "../../../test/helpers/cleanup.js";
+import { registerPlugin } from "../../../test/helpers/plugins.js";
+import { freePort, useRedis } from "../../../test/helpers/redis.js";
+import { freshPrefix } from "./bullmq-helpers.js";
+import { receiver, SECRET, succeeded, tempDir, waitFor } from "./helpers.js";
 
 const PEERS_CHECK = fileURLToPath(new URL("./fixtures/optional-peers-check.mjs", import.meta.url));
 
-let redis: TestRedis;
-const cleanup: Cleanup = [];
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-afterEach(() => runCleanup(cleanup));
-
-/** Runs `register` with a container that only records what is registered. */
-function register(plugin: ReturnType<typeof webhookNotifier>, settings: PluginContext["settings"]) {
-  const registered: { token: unknown; value: unknown }[] = [];
-  const container = {
-    register: (token: unknown, provider: { useValue: unknown }) => registered.push({ token, value: provider.useValue }),
-  } as unknown as PluginContext["container"];
-  plugin.register({ container, settings, logger: recordingLogger() });
-  return registered;
-}
+const redis = useRedis();
+const cleanup = useCleanup();
 
 describe("webhookNotifier({ redis })", () => {
   it("checks the redis option when the factory is called, never echoing the address", () => {
@@ -45,7 +30,10 @@ describe("webhookNotifier({ redis })", () => {
     const dataDir = await tempDir(cleanup);
     const rx = await receiver(cleanup);
     const settings = resolveSettings({ dataDir, allowPrivateNetworks: [`127.0.0.1:${rx.port}`] });
-    const registered = register(webhookNotifier({ secretFor: () => SECRET, schedule: [], redis: { url: redis.url } }), settings);
+    const registered = registerPlugin(
+      webhookNotifier({ secretFor: () => SECRET, schedule: [], redis: { url: redis.url } }),
+      settings,
+    );
     expect(registered).toHaveLength(1);
     expect(registered[0]?.token).toBe(NOTIFIER);
     const notifier = registered[0]?.value as BullMqWebhookNotifier;
@@ -63,7 +51,7 @@ describe("webhookNotifier({ redis })", () => {
   it("deliver: false registers a notifier that only enqueues", async () => {
     const dataDir = await tempDir(cleanup);
     const plugin = webhookNotifier({ secretFor: () => SECRET, redis: { url: redis.url, prefix: freshPrefix() }, deliver: false });
-    const notifier = register(plugin, resolveSettings({ dataDir }))[0]?.value as BullMqWebhookNotifier;
+    const notifier = registerPlugin(plugin, resolveSettings({ dataDir }))[0]?.value as BullMqWebhookNotifier;
     cleanup.push(() => notifier.close());
     expect(notifier.delivers).toBe(false);
   });

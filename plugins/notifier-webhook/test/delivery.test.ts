@@ -1,45 +1,19 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type FinalRenderEvent, WebhookNotifier, type WebhookNotifierOptions, webhookBody } from "@renderkit/notifier-webhook";
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  closedPort,
-  failed,
-  type Receiver,
-  recordingLogger,
-  SECRET,
-  sleep,
-  startReceiver,
-  succeeded,
-  tempDir,
-  waitFor,
-} from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { useCleanup } from "../../../test/helpers/cleanup.js";
+import { closedPort, failed, notifierDefaults, receiver, SECRET, sleep, succeeded, tempDir, waitFor } from "./helpers.js";
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-const cleanup: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
+const cleanup = useCleanup();
 
-async function receiver(reply?: Parameters<typeof startReceiver>[0], port?: number): Promise<Receiver> {
-  const made = await startReceiver(reply, port);
-  cleanup.push(() => made.close());
-  return made;
-}
-
+/** A file-mode notifier from `notifierDefaults(port)`, closed after the test. */
 function notifier(options: Partial<WebhookNotifierOptions> & { dir: string }, port?: number) {
-  const logger = recordingLogger();
-  const made = new WebhookNotifier({
-    secretFor: (projectId) => (projectId === "p1" ? SECRET : undefined),
-    allowPrivate: port === undefined ? false : [`127.0.0.1:${port}`],
-    schedule: [50, 50, 50],
-    jitter: 0,
-    timeoutMs: 2_000,
-    logger,
-    ...options,
-  });
+  const defaults = notifierDefaults(port);
+  const made = new WebhookNotifier({ ...defaults, ...options });
   cleanup.push(() => made.close());
-  return Object.assign(made, { logs: logger });
+  return Object.assign(made, { logs: defaults.logger });
 }
 
 const files = async (dir: string, state: string) => (await readdir(join(dir, state)).catch(() => [])).sort();
@@ -48,7 +22,7 @@ const json = async (dir: string, state: string, id: string) => JSON.parse(await 
 describe("WebhookNotifier delivery", () => {
   it("posts render.succeeded: the spec's body, headers and a signature the receiver verifies", async () => {
     const dir = await tempDir(cleanup);
-    const rx = await receiver();
+    const rx = await receiver(cleanup);
     const hook = notifier({ dir }, rx.port);
     const event = succeeded("r-ok", { projectId: "p1", webhookUrl: rx.url("/hook?token=abc") });
     await hook.notify(event);
@@ -83,7 +57,7 @@ describe("WebhookNotifier delivery", () => {
 
   it("posts render.failed with error.message", async () => {
     const dir = await tempDir(cleanup);
-    const rx = await receiver();
+    const rx = await receiver(cleanup);
     const hook = notifier({ dir }, rx.port);
     await hook.notify(failed("r-fail", { projectId: "p1", webhookUrl: rx.url() }));
     await waitFor(() => rx.hits.length === 1);
@@ -109,7 +83,7 @@ describe("WebhookNotifier delivery", () => {
 
   it("retries: 500, 500, then 200 is one delivery after three signed attempts of the same body", async () => {
     const dir = await tempDir(cleanup);
-    const rx = await receiver((i) => (i < 2 ? 500 : 200));
+    const rx = await receiver(cleanup, (i) => (i < 2 ? 500 : 200));
     const hook = notifier({ dir }, rx.port);
     await hook.notify(succeeded("r-retry", { projectId: "p1", webhookUrl: rx.url() }));
     await waitFor(async () => (await hook.state("r-retry")) === "delivered");
@@ -122,7 +96,7 @@ describe("WebhookNotifier delivery", () => {
 
   it("gives up after the schedule and records the reasons in failed/", async () => {
     const dir = await tempDir(cleanup);
-    const rx = await receiver(() => 503);
+    const rx = await receiver(cleanup, () => 503);
     const hook = notifier({ dir, schedule: [30, 30] }, rx.port);
     await hook.notify(succeeded("r-down", { projectId: "p1", webhookUrl: rx.url() }));
     await waitFor(async () => (await hook.state("r-down")) === "failed");
@@ -137,7 +111,7 @@ describe("WebhookNotifier delivery", () => {
 
   it("delivers once per render id: concurrent, late and after-restart duplicates are ignored", async () => {
     const dir = await tempDir(cleanup);
-    const rx = await receiver();
+    const rx = await receiver(cleanup);
     const hook = notifier({ dir }, rx.port);
     const event = succeeded("r-dup", { projectId: "p1", webhookUrl: rx.url() });
     await Promise.all([hook.notify(event), hook.notify(event), hook.notify(failed("r-dup", event.meta))]);
@@ -162,7 +136,7 @@ describe("WebhookNotifier delivery", () => {
     const pending = await json(dir, "pending", "r-durable");
     expect(pending.errors[0].reason).toMatch(/ECONNREFUSED/);
 
-    const rx = await receiver(undefined, port);
+    const rx = await receiver(cleanup, undefined, port);
     const second = notifier({ dir, schedule: [300, 300] }, port);
     await second.start();
     await waitFor(async () => (await second.state("r-durable")) === "delivered");
@@ -187,7 +161,7 @@ describe("WebhookNotifier delivery", () => {
 
   it("close() lets a post in flight finish and records its outcome", async () => {
     const dir = await tempDir(cleanup);
-    const rx = await receiver(() => (res) => setTimeout(() => res.writeHead(200).end(), 200));
+    const rx = await receiver(cleanup, () => (res) => setTimeout(() => res.writeHead(200).end(), 200));
     const hook = notifier({ dir }, rx.port);
     await hook.notify(succeeded("r-inflight", { projectId: "p1", webhookUrl: rx.url() }));
     await waitFor(() => rx.hits.length === 1);
@@ -197,7 +171,7 @@ describe("WebhookNotifier delivery", () => {
 
   it("close() cuts a post still in flight after 5 s and keeps it pending, attempt uncounted", async () => {
     const dir = await tempDir(cleanup);
-    const rx = await receiver(() => "hang");
+    const rx = await receiver(cleanup, () => "hang");
     const hook = notifier({ dir, timeoutMs: 30_000 }, rx.port);
     await hook.notify(succeeded("r-cut", { projectId: "p1", webhookUrl: rx.url() }));
     await waitFor(() => rx.hits.length === 1);
@@ -210,7 +184,7 @@ describe("WebhookNotifier delivery", () => {
 
   it("does not follow redirects: a 302 is a failed attempt, retried on the schedule", async () => {
     const dir = await tempDir(cleanup);
-    const rx = await receiver(() => (res) => res.writeHead(302, { Location: "/elsewhere" }).end());
+    const rx = await receiver(cleanup, () => (res) => res.writeHead(302, { Location: "/elsewhere" }).end());
     const hook = notifier({ dir, schedule: [30] }, rx.port);
     await hook.notify(succeeded("r-302", { projectId: "p1", webhookUrl: rx.url() }));
     await waitFor(async () => (await hook.state("r-302")) === "failed");
@@ -220,7 +194,7 @@ describe("WebhookNotifier delivery", () => {
 
   it("times out a receiver that never answers and retries", async () => {
     const dir = await tempDir(cleanup);
-    const rx = await receiver((i) => (i === 0 ? "hang" : 200));
+    const rx = await receiver(cleanup, (i) => (i === 0 ? "hang" : 200));
     const hook = notifier({ dir, timeoutMs: 300 }, rx.port);
     const started = Date.now();
     await hook.notify(succeeded("r-slow", { projectId: "p1", webhookUrl: rx.url() }));
@@ -233,7 +207,7 @@ describe("WebhookNotifier delivery", () => {
   it("reads at most 64 KiB of an answer: an endless 200 is delivered", async () => {
     const dir = await tempDir(cleanup);
     const chunk = Buffer.alloc(16 * 1024, 120);
-    const rx = await receiver(() => (res) => {
+    const rx = await receiver(cleanup, () => (res) => {
       res.writeHead(200);
       const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(chunk)), 1);
     });
@@ -248,7 +222,7 @@ describe("WebhookNotifier delivery", () => {
 describe("WebhookNotifier refusals", () => {
   it("refuses a private address that is not allowed: no request, failed at once without retries", async () => {
     const dir = await tempDir(cleanup);
-    const rx = await receiver();
+    const rx = await receiver(cleanup);
     const hook = notifier({ dir, allowPrivate: [`127.0.0.1:${rx.port + 1}`] });
     await hook.notify(succeeded("r-private", { projectId: "p1", webhookUrl: rx.url() }));
     await waitFor(async () => (await hook.state("r-private")) === "failed");
@@ -261,7 +235,7 @@ describe("WebhookNotifier refusals", () => {
 
   it("refuses a name that resolves to a private address, and a name that does not resolve", async () => {
     const dir = await tempDir(cleanup);
-    const rx = await receiver();
+    const rx = await receiver(cleanup);
     const lookup = async (host: string) => {
       if (host === "sneaky.example") return [{ address: "127.0.0.1", family: 4 as const }];
       throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });
@@ -280,7 +254,7 @@ describe("WebhookNotifier refusals", () => {
 
   it("connects to the pinned address and keeps the host name in the Host header", async () => {
     const dir = await tempDir(cleanup);
-    const rx = await receiver();
+    const rx = await receiver(cleanup);
     let lookups = 0;
     const lookup = async () => {
       lookups++;
@@ -296,7 +270,7 @@ describe("WebhookNotifier refusals", () => {
 
   it("fails at once without a secret, and for non-http schemes or invalid addresses", async () => {
     const dir = await tempDir(cleanup);
-    const rx = await receiver();
+    const rx = await receiver(cleanup);
     const hook = notifier({ dir }, rx.port);
     await hook.notify(succeeded("r-nosecret", { projectId: "other", webhookUrl: rx.url() }));
     await hook.notify(succeeded("r-ftp", { projectId: "p1", webhookUrl: "ftp://127.0.0.1/x" }));
@@ -312,7 +286,7 @@ describe("WebhookNotifier refusals", () => {
 
   it("keeps ids that are not plain file names inside its directory", async () => {
     const dir = await tempDir(cleanup);
-    const rx = await receiver();
+    const rx = await receiver(cleanup);
     const hook = notifier({ dir }, rx.port);
     await hook.notify(succeeded("../../escape", { projectId: "p1", webhookUrl: rx.url() }));
     await waitFor(async () => (await hook.state("../../escape")) === "delivered");

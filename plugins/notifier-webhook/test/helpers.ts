@@ -4,7 +4,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RenderEvent, RenderResult } from "@renderkit/core";
-import { verifyWebhookSignature } from "@renderkit/notifier-webhook";
+import { verifyWebhookSignature, type WebhookOptions } from "@renderkit/notifier-webhook";
+import type { Cleanup } from "../../../test/helpers/cleanup.js";
 
 export const SECRET = "whsec_test_0123456789";
 
@@ -64,6 +65,13 @@ export async function startReceiver(reply: (index: number, hit: Hit) => Reply = 
   };
 }
 
+/** A receiver (on `port`, default any) closed after the test. */
+export async function receiver(cleanup: Cleanup, reply?: Parameters<typeof startReceiver>[0], port?: number): Promise<Receiver> {
+  const made = await startReceiver(reply, port);
+  cleanup.push(() => made.close());
+  return made;
+}
+
 /** A loopback port nothing listens on (connections are refused). */
 export async function closedPort(): Promise<number> {
   const server = http.createServer();
@@ -86,7 +94,7 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export async function tempDir(cleanup: (() => Promise<void>)[]): Promise<string> {
+export async function tempDir(cleanup: Cleanup): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "rk-webhook-"));
   cleanup.push(() => rm(dir, { recursive: true, force: true }));
   return dir;
@@ -97,6 +105,21 @@ export function recordingLogger() {
   const lines: { level: string; message: string; fields?: Record<string, unknown> }[] = [];
   const at = (level: string) => (message: string, fields?: Record<string, unknown>) => lines.push({ level, message, fields });
   return { lines, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error"), text: () => JSON.stringify(lines) };
+}
+
+/**
+ * What every test notifier (file or BullMQ) starts from: project `p1` has the test secret, others
+ * none; loopback allowed only for the receiver's `port`; short schedule, no jitter; a recording logger.
+ */
+export function notifierDefaults(port: number | undefined) {
+  return {
+    secretFor: ((projectId) => (projectId === "p1" ? SECRET : undefined)) satisfies WebhookOptions["secretFor"],
+    allowPrivate: port === undefined ? false : [`127.0.0.1:${port}`],
+    schedule: [50, 50, 50],
+    jitter: 0,
+    timeoutMs: 2_000,
+    logger: recordingLogger(),
+  };
 }
 
 export const START = Date.UTC(2025, 0, 2, 3, 4, 5, 678);

@@ -1,24 +1,13 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import { createRenderer, NOTIFIER, type PluginContext, resolveSettings } from "@renderkit/core";
+import { createRenderer, NOTIFIER, resolveSettings } from "@renderkit/core";
 import { WebhookNotifier, webhookNotifier } from "@renderkit/notifier-webhook";
-import { afterEach, describe, expect, it } from "vitest";
-import { recordingLogger, SECRET, startReceiver, succeeded, tempDir, waitFor } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { useCleanup } from "../../../test/helpers/cleanup.js";
+import { registerPlugin } from "../../../test/helpers/plugins.js";
+import { receiver, recordingLogger, SECRET, succeeded, tempDir, waitFor } from "./helpers.js";
 
-const cleanup: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.splice(0).reverse()) await step();
-});
-
-/** Runs `register` with a container that only records what is registered. */
-function register(plugin: ReturnType<typeof webhookNotifier>, settings: PluginContext["settings"]) {
-  const registered: { token: unknown; value: unknown }[] = [];
-  const container = {
-    register: (token: unknown, provider: { useValue: unknown }) => registered.push({ token, value: provider.useValue }),
-  } as unknown as PluginContext["container"];
-  plugin.register({ container, settings, logger: recordingLogger() });
-  return registered;
-}
+const cleanup = useCleanup();
 
 describe("webhookNotifier", () => {
   it("checks its options when the factory is called", () => {
@@ -32,10 +21,9 @@ describe("webhookNotifier", () => {
 
   it("registers a WebhookNotifier under NOTIFIER, started, in <dataDir>/webhooks, with the renderer's address policy", async () => {
     const dataDir = await tempDir(cleanup);
-    const rx = await startReceiver();
-    cleanup.push(() => rx.close());
+    const rx = await receiver(cleanup);
     const settings = resolveSettings({ dataDir, allowPrivateNetworks: [`127.0.0.1:${rx.port}`] });
-    const registered = register(webhookNotifier({ secretFor: () => SECRET, schedule: [] }), settings);
+    const registered = registerPlugin(webhookNotifier({ secretFor: () => SECRET, schedule: [] }), settings);
     expect(registered).toHaveLength(1);
     expect(registered[0]?.token).toBe(NOTIFIER);
     const notifier = registered[0]?.value as WebhookNotifier;

@@ -1,16 +1,11 @@
 import { queueJob } from "@renderkit/core/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startRedis, type TestRedis } from "../../../test/helpers/redis.js";
-import { type Cleanup, deferred, freshQueueName, makeQueue, recorder, runCleanup, until } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { useCleanup } from "../../../test/helpers/cleanup.js";
+import { useRedis } from "../../../test/helpers/redis.js";
+import { deferred, freshQueueName, makeQueue, recorder, until } from "./helpers.js";
 
-let redis: TestRedis;
-const cleanup: Cleanup = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterEach(() => runCleanup(cleanup));
-afterAll(() => redis?.stop());
+const redis = useRedis();
+const cleanup = useCleanup();
 
 describe("BullMqQueue: several processes on one queue", () => {
   it("two workers share 30 jobs, each delivered exactly once; a producer-only instance sees cluster-wide counts", async () => {

@@ -2,15 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { JobHandler, QueueJob } from "@renderkit/core";
 import { RecordingLogger } from "@renderkit/core/testing";
 import { vi } from "vitest";
+import type { Cleanup } from "../../../test/helpers/cleanup.js";
 import type { TestRedis } from "../../../test/helpers/redis.js";
 import { BullMqQueue, type BullMqQueueOptions } from "../dist/index.js";
-
-/** Steps run after each test, newest first (queues, child processes). */
-export type Cleanup = (() => Promise<void>)[];
-
-export async function runCleanup(cleanup: Cleanup): Promise<void> {
-  for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
-}
 
 /** A queue name of its own for each queue set, so tests sharing one Redis never see each other's jobs. */
 export function freshQueueName(): string {

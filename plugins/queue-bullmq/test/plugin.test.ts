@@ -1,31 +1,17 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRenderer, type PluginContext, QUEUE, resolveSettings } from "@renderkit/core";
+import { createRenderer, QUEUE, resolveSettings } from "@renderkit/core";
 import { RecordingLogger } from "@renderkit/core/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startRedis, type TestRedis } from "../../../test/helpers/redis.js";
+import { describe, expect, it } from "vitest";
+import { useCleanup } from "../../../test/helpers/cleanup.js";
+import { registerPlugin } from "../../../test/helpers/plugins.js";
+import { useRedis } from "../../../test/helpers/redis.js";
 import { BullMqQueue, bullmqQueue } from "../dist/index.js";
-import { type Cleanup, freshQueueName, runCleanup } from "./helpers.js";
+import { freshQueueName } from "./helpers.js";
 
-let redis: TestRedis;
-const cleanup: Cleanup = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterEach(() => runCleanup(cleanup));
-afterAll(() => redis?.stop());
-
-/** Runs `register` with a container that only records what is registered. */
-function register(plugin: ReturnType<typeof bullmqQueue>, settings: PluginContext["settings"], logger = new RecordingLogger()) {
-  const registered: { token: unknown; value: unknown }[] = [];
-  const container = {
-    register: (token: unknown, provider: { useValue: unknown }) => registered.push({ token, value: provider.useValue }),
-  } as unknown as PluginContext["container"];
-  plugin.register({ container, settings, logger });
-  return registered;
-}
+const redis = useRedis();
+const cleanup = useCleanup();
 
 describe("bullmqQueue options", () => {
   it("fills defaults", () => {
@@ -68,14 +54,16 @@ describe("bullmqQueue plugin", () => {
   it("registers a BullMqQueue under QUEUE, with maxWaiting and logger from the renderer unless given", async () => {
     const settings = resolveSettings({ maxQueued: 7 });
     const logger = new RecordingLogger();
-    const [entry] = register(bullmqQueue({ connection: redis.url }), settings, logger);
+    const [entry] = registerPlugin(bullmqQueue({ connection: redis.url }), settings, logger);
     expect(entry?.token).toBe(QUEUE);
     const queue = entry?.value as BullMqQueue;
     cleanup.push(() => queue.close());
     expect(queue).toBeInstanceOf(BullMqQueue);
     expect(queue.options.maxWaiting).toBe(7);
     expect(queue.options.logger).toBe(logger);
-    const given = register(bullmqQueue({ connection: redis.url, maxWaiting: 3 }), settings).map((e) => e.value as BullMqQueue);
+    const given = registerPlugin(bullmqQueue({ connection: redis.url, maxWaiting: 3 }), settings).map(
+      (e) => e.value as BullMqQueue,
+    );
     expect(given.map((q) => q.options.maxWaiting)).toEqual([3]);
   });
 

@@ -1,17 +1,12 @@
 import { withTimeout } from "@renderkit/core";
 import { expectRenderError, queueJob } from "@renderkit/core/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startRedis, type TestRedis } from "../../../test/helpers/redis.js";
-import { type Cleanup, deferred, freshQueueName, makeQueue, recorder, runCleanup, until } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { useCleanup } from "../../../test/helpers/cleanup.js";
+import { startRedis, useRedis } from "../../../test/helpers/redis.js";
+import { deferred, freshQueueName, makeQueue, recorder, until } from "./helpers.js";
 
-let redis: TestRedis;
-const cleanup: Cleanup = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterEach(() => runCleanup(cleanup));
-afterAll(() => redis?.stop());
+const redis = useRedis();
+const cleanup = useCleanup();
 
 /** Fails the test with a clear message instead of letting a hanging call run into the test timeout. */
 const bounded = <T>(promise: Promise<T>, what: string) => withTimeout(promise, 10_000, () => new Error(`${what} hung`));

@@ -3,21 +3,16 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { QueueJob } from "@renderkit/core";
 import { queueJob } from "@renderkit/core/testing";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { startRedis, type TestRedis } from "../../../test/helpers/redis.js";
-import { type Cleanup, deferred, freshQueueName, makeQueue, runCleanup, until } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { useCleanup } from "../../../test/helpers/cleanup.js";
+import { useRedis } from "../../../test/helpers/redis.js";
+import { deferred, freshQueueName, makeQueue, until } from "./helpers.js";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/stuck-worker.mjs", import.meta.url));
 const STALLED = "a render job stalled: its worker stopped renewing the lock; it goes back to the queue";
 
-let redis: TestRedis;
-const cleanup: Cleanup = [];
-
-beforeAll(async () => {
-  redis = await startRedis();
-});
-afterEach(() => runCleanup(cleanup));
-afterAll(() => redis?.stop());
+const redis = useRedis();
+const cleanup = useCleanup();
 
 /** Starts the stuck worker fixture; resolves each job line it prints. Killed after the test. */
 function stuckWorker(queueName: string): { child: ChildProcess; nextJob: () => Promise<{ id: string; attempt: number }> } {

@@ -8,17 +8,7 @@ export { startS3, type TestS3 };
 
 /** Options reaching the test s3rver (path style, its fixed credentials), bounded so a mistake fails fast. */
 export function s3Options(s3: TestS3, bucket: string, extra: Partial<S3StorageOptions> = {}): S3StorageOptions {
-  return {
-    bucket,
-    endpoint: s3.endpoint,
-    region: s3.region,
-    forcePathStyle: true,
-    accessKeyId: s3.accessKeyId,
-    secretAccessKey: s3.secretAccessKey,
-    maxAttempts: 1,
-    connectionTimeoutMs: 2_000,
-    ...extra,
-  };
+  return { ...s3.bucket(bucket), maxAttempts: 1, connectionTimeoutMs: 2_000, ...extra };
 }
 
 /** A storage on the test s3rver. */

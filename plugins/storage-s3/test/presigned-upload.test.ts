@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Readable } from "node:stream";
-import { GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import { AddressPolicy } from "@renderkit/core";
 import { expectRenderError, readAll } from "@renderkit/core/testing";
@@ -14,12 +14,7 @@ const allowLoopback = () => new AddressPolicy({ allowPrivate: ["127.0.0.1"] });
 const servers: TestServer[] = [];
 beforeAll(async () => {
   s3 = await startS3(["customer"]);
-  client = new S3Client({
-    endpoint: s3.endpoint,
-    region: s3.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
-  });
+  client = s3.client();
 });
 afterAll(async () => {
   client?.destroy();
@@ -103,12 +98,7 @@ describe("uploadToPresignedUrl", () => {
   });
 
   it("a 403 from S3 rejects with the status and S3's code, never the address or its signature", async () => {
-    const stranger = new S3Client({
-      endpoint: s3.endpoint,
-      region: s3.region,
-      forcePathStyle: true,
-      credentials: { accessKeyId: "NOT-A-KEY", secretAccessKey: "nope" },
-    });
+    const stranger = s3.client({ credentials: { accessKeyId: "NOT-A-KEY", secretAccessKey: "nope" } });
     const url = await presignPut("denied.png", "image/png", stranger);
     stranger.destroy();
     const error = await expectRenderError(
