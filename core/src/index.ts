@@ -36,7 +36,7 @@ export type {
 export type { FormatContext, FormatOutput, FormatSpec, Formatter } from "./contracts/formatter.js";
 export type { Logger } from "./contracts/logger.js";
 export type { Notifier } from "./contracts/notifier.js";
-export type { JobHandler, Queue, QueueCounts, QueueJob } from "./contracts/queue.js";
+export { type JobHandler, JobNotDone, type Queue, type QueueCounts, type QueueJob } from "./contracts/queue.js";
 export type { ByteRange, Storage, StoredMeta, StoredObject } from "./contracts/storage.js";
 export { type CreateRendererOptions, createRenderer } from "./create-renderer.js";
 export { ConsoleLogger } from "./defaults/console-logger.js";

@@ -1,28 +1,34 @@
 import type { Logger } from "./contracts/logger.js";
 import type { Notifier } from "./contracts/notifier.js";
+import { JobNotDone } from "./contracts/queue.js";
 import type { FinalRenderEvent, RenderEvent } from "./events.js";
 import { withTimeout } from "./util/timeout.js";
 
 /**
- * Receives every state change. A listener that returns a promise (a record written to disk) is
- * awaited before the render moves on: before `submit` resolves for `render.created`, and before
- * the queue forgets the job for `render.succeeded` / `render.failed`.
+ * Receives every state change. A listener that returns a promise is awaited (bounded) before the
+ * render moves on; its failure is logged. What must be on record goes through
+ * `RendererSettings.record` instead, whose failure leaves the render not done.
  */
 export type RenderListener = (event: RenderEvent) => unknown;
 
-/** How long a state change waits for listeners and notifiers to record it. */
+/** How long a state change waits for its record, listeners and notifiers. */
 const RECORD_TIMEOUT_MS = 10_000;
 
-/** The renderer's listeners and notifiers, told of every state change in order. */
+/** Where a state change is written and who hears of it: the record, listeners, notifiers. */
+export interface RenderEventSinks {
+  notifiers: readonly Notifier[];
+  logger: Logger;
+  /** The durable record (`RendererSettings.record`). */
+  record?: (event: RenderEvent) => Promise<void>;
+  /** The final event on record for a render (`RendererSettings.finalEvent`). */
+  recorded?: (renderId: string) => Promise<FinalRenderEvent | undefined>;
+}
+
+/** The renderer's record, listeners and notifiers, told of every state change in order. */
 export class RenderEvents {
   private readonly listeners = new Set<RenderListener>();
 
-  constructor(
-    private readonly notifiers: readonly Notifier[],
-    private readonly logger: Logger,
-    /** The final event on record for a render (`RendererSettings.finalEvent`). */
-    private readonly recorded?: (renderId: string) => Promise<FinalRenderEvent | undefined>,
-  ) {}
+  constructor(private readonly sinks: RenderEventSinks) {}
 
   /** Subscribes; returns the unsubscribe function. */
   on(listener: RenderListener): () => void {
@@ -31,56 +37,95 @@ export class RenderEvents {
   }
 
   /**
-   * Tells listeners, then notifiers (final events), and resolves once what they return has settled
-   * (bounded): a final event is on record before the queue drops the job. Listeners first: a
-   * redelivered job whose end is on record is not run again but handed to the notifiers again
-   * (`RendererSettings.finalEvent`), and they drop what they already hold; so a crash at any point
-   * neither loses the notification nor sends a second, different outcome.
+   * Records a state change, then tells listeners (and notifiers, for final events, through
+   * `finish`). A change that is not final and cannot be recorded is logged and the render goes on.
    */
   async emit(event: RenderEvent, meta?: Record<string, unknown>): Promise<void> {
     if (event.type === "render.succeeded" || event.type === "render.failed") {
       await this.finish(event, meta);
       return;
     }
-    await this.record({ ...event, meta });
+    const full: RenderEvent = { ...event, meta };
+    await this.write(full);
+    await this.tell(full);
   }
 
   /**
-   * Ends a render: records the final event, then hands the notifiers the outcome ON RECORD and
-   * resolves with it (`event` itself when it is the one on record). The two differ only when
-   * another process ended the render first (a worker whose lock a stall check took away finishes
-   * anyway; the record's compare-and-set keeps the first end): every notification then tells
-   * what the status endpoint shows.
+   * Ends a render: records the final event, tells listeners, then hands the notifiers the
+   * outcome ON RECORD and resolves with it (`event` itself when it is the one on record). The two
+   * differ only when another process ended the render first (a worker whose lock a stall check
+   * took away finishes anyway; the record's compare-and-set keeps the first end): every
+   * notification then tells what the status endpoint shows. Throws `JobNotDone` when the end
+   * could not be recorded or handed to the notifiers: the queue runs the job again, and the
+   * renderer then re-notifies from the record instead of rendering twice.
    */
   async finish(event: FinalRenderEvent, meta?: Record<string, unknown>): Promise<FinalRenderEvent> {
-    await this.record({ ...event, meta });
+    const full = { ...event, meta };
+    if (!(await this.write(full))) throw notDone(event, "its end could not be recorded");
+    await this.tell(full);
     let winner: FinalRenderEvent = event;
     try {
-      const recorded = await this.recorded?.(event.renderId);
+      const recorded = await this.sinks.recorded?.(event.renderId);
       // The record keeps fewer fields (no local path): this event stands when it is the one on record.
       if (recorded && (recorded.type !== event.type || recorded.endTime !== event.endTime)) winner = recorded;
     } catch (error) {
-      this.logger.warn("reading the recorded end of a render failed; notifying this outcome", {
-        renderId: event.renderId,
-        error: String(error),
-      });
+      throw notDone(event, "its recorded end could not be read", error);
     }
     if (winner.type !== event.type) {
-      this.logger.warn("another attempt ended this render first; its outcome stands", { renderId: event.renderId });
+      this.sinks.logger.warn("another attempt ended this render first; its outcome stands", { renderId: event.renderId });
     }
-    await this.notify({ ...winner, meta });
+    if (!(await this.notify({ ...winner, meta }))) throw notDone(event, "a notifier could not take its end");
     return winner;
   }
 
-  /** Tells every listener and waits (bounded) for what they return. */
-  private async record(full: RenderEvent): Promise<void> {
-    const { logger } = this;
-    const pending: Promise<unknown>[] = [];
+  /** Hands a final event to every notifier (bounded); false when one failed to take it. */
+  async notify(event: FinalRenderEvent): Promise<boolean> {
+    const { notifiers, logger } = this.sinks;
+    return this.settle(
+      event,
+      notifiers.map((notifier) =>
+        notifier.notify(event).then(
+          () => true,
+          (error: unknown) => {
+            logger.error("notifier failed", { notifier: notifier.name, renderId: event.renderId, error: String(error) });
+            return false;
+          },
+        ),
+      ),
+    );
+  }
+
+  /** Writes the durable record (bounded); false when it failed or took too long. */
+  private async write(full: RenderEvent): Promise<boolean> {
+    const { record, logger } = this.sinks;
+    if (!record) return true;
+    const written = record(full).then(
+      () => true,
+      (error: unknown) => {
+        logger.error("recording a render event failed", { renderId: full.renderId, type: full.type, error: String(error) });
+        return false;
+      },
+    );
+    return this.settle(full, [written]);
+  }
+
+  /** Tells every listener and waits (bounded) for what they return; failures are logged. */
+  private async tell(full: RenderEvent): Promise<void> {
+    const { logger } = this.sinks;
+    const pending: Promise<boolean>[] = [];
     for (const listener of this.listeners) {
       try {
         const returned = listener(full);
         if (returned instanceof Promise) {
-          pending.push(returned.catch((error: unknown) => logger.error("a render listener failed", { error: String(error) })));
+          pending.push(
+            returned.then(
+              () => true,
+              (error: unknown) => {
+                logger.error("a render listener failed", { error: String(error) });
+                return true;
+              },
+            ),
+          );
         }
       } catch (error) {
         logger.error("a render listener threw", { error: String(error) });
@@ -89,21 +134,18 @@ export class RenderEvents {
     if (pending.length > 0) await this.settle(full, pending);
   }
 
-  /** Hands a final event to every notifier (bounded); a notifier's failure is logged, never thrown. */
-  async notify(event: FinalRenderEvent): Promise<void> {
-    await this.settle(
-      event,
-      this.notifiers.map((notifier) =>
-        notifier
-          .notify(event)
-          .catch((error: unknown) => this.logger.error("notifier failed", { notifier: notifier.name, error: String(error) })),
-      ),
+  /** Waits for `pending` up to the bound; true when all settled true in time. */
+  private settle(event: RenderEvent, pending: Promise<boolean>[]): Promise<boolean> {
+    return withTimeout(Promise.all(pending), RECORD_TIMEOUT_MS).then(
+      (results) => results.every(Boolean),
+      () => {
+        this.sinks.logger.warn("recording a render event took too long", { renderId: event.renderId, type: event.type });
+        return false;
+      },
     );
   }
+}
 
-  private settle(event: RenderEvent, pending: Promise<unknown>[]): Promise<unknown> {
-    return withTimeout(Promise.all(pending), RECORD_TIMEOUT_MS).catch(() =>
-      this.logger.warn("recording a render event took too long", { renderId: event.renderId, type: event.type }),
-    );
-  }
+function notDone(event: FinalRenderEvent, why: string, cause?: unknown): JobNotDone {
+  return new JobNotDone(`Render ${event.renderId} is not done: ${why}; it runs again`, 5_000, { cause });
 }

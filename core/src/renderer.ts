@@ -2,7 +2,7 @@ import { attemptBudget, checkCapabilities, runAttempt } from "./attempt.js";
 import type { Engine } from "./contracts/engine.js";
 import type { Logger } from "./contracts/logger.js";
 import type { Notifier } from "./contracts/notifier.js";
-import type { Queue, QueueCounts, QueueJob } from "./contracts/queue.js";
+import { JobNotDone, type Queue, type QueueCounts, type QueueJob } from "./contracts/queue.js";
 import type { ByteRange, Storage, StoredObject } from "./contracts/storage.js";
 import { ERROR_CODES, type ErrorCode, RenderError, toRenderError } from "./errors.js";
 import type { FinalRenderEvent, RenderResult } from "./events.js";
@@ -71,7 +71,12 @@ export class Renderer {
 
   constructor(private readonly parts: RendererParts) {
     this.optionIndex = indexTable(parts.options);
-    this.events = new RenderEvents(parts.notifiers, parts.logger, parts.settings.finalEvent);
+    this.events = new RenderEvents({
+      notifiers: parts.notifiers,
+      logger: parts.logger,
+      record: parts.settings.record,
+      recorded: parts.settings.finalEvent,
+    });
     this.basePolicy = new AddressPolicy({ allowPrivate: parts.settings.allowPrivateNetworks, lookup: parts.settings.lookup });
   }
 
@@ -186,11 +191,16 @@ export class Renderer {
   private async run(job: QueueJob<RenderJobData>, signal: AbortSignal): Promise<void> {
     const { settings, logger } = this.parts;
     const { options, meta } = job.data;
-    const ended = await settings.finalEvent?.(job.id);
+    let ended: FinalRenderEvent | undefined;
+    try {
+      ended = await settings.finalEvent?.(job.id);
+    } catch (cause) {
+      // Unknown whether it ended: rendering again could end it twice. The queue tries later.
+      throw new JobNotDone(`Render ${job.id} is not started: its record could not be read`, 5_000, { cause });
+    }
     if (ended) {
       logger.info("a redelivered render had already ended; telling the notifiers again", { renderId: job.id });
-      await this.events.notify({ ...ended, meta });
-      this.settle(ended);
+      this.settle(await this.events.finish(ended, meta));
       return;
     }
     const startTime = Date.now();
@@ -237,6 +247,8 @@ export class Renderer {
         this.settle(await this.events.finish({ type: "render.succeeded", renderId: job.id, result, startTime, endTime }, meta));
         return;
       } catch (error) {
+        // The render is done but its end is not on record: not an attempt that failed.
+        if (error instanceof JobNotDone) throw error;
         lastError =
           controller.signal.aborted && controller.signal.reason instanceof RenderError
             ? controller.signal.reason

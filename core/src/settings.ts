@@ -1,6 +1,6 @@
 import { join, resolve } from "node:path";
 import type { DestinationResolver } from "./contracts/destination.js";
-import type { FinalRenderEvent } from "./events.js";
+import type { FinalRenderEvent, RenderEvent } from "./events.js";
 import type { AddressPolicyOptions } from "./network/address-policy.js";
 import type { AdblockSettings } from "./prepare/adblock/index.js";
 
@@ -45,6 +45,13 @@ export interface RendererSettings {
    */
   finalEvent?: (renderId: string) => Promise<FinalRenderEvent | undefined>;
   /**
+   * Writes the durable record of every state change (the server's render records), before
+   * listeners and notifiers hear of it. A final event whose record cannot be written (bounded by
+   * 10 s) leaves the render not done: the queue hands it out again (`JobNotDone`), so a render
+   * accepted never ends without its end on record.
+   */
+  record?: (event: RenderEvent) => Promise<void>;
+  /**
    * Sends renders that ask for it (`use_s3`, `s3_presigned_url`) somewhere other than the
    * renderer's storage. Without it those options are refused.
    */
@@ -69,6 +76,7 @@ export function resolveSettings(input: Partial<RendererSettings> = {}): Renderer
     },
     lookup: input.lookup,
     finalEvent: input.finalEvent,
+    record: input.record,
     destination: input.destination,
   };
 }

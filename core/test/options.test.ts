@@ -1,4 +1,4 @@
-import { CORE_OPTIONS, camelize, type ErrorCode, parseOptions, snakeName } from "@renderkit/core";
+import { CORE_OPTIONS, camelize, checkStorageOptions, type ErrorCode, parseOptions, snakeName } from "@renderkit/core";
 import { describe, expect, it } from "vitest";
 
 const ctx = { table: CORE_OPTIONS, formats: ["png", "jpg", "pdf", "md"] };
@@ -185,5 +185,41 @@ describe("option names", () => {
     expect(snakeName("s3Storageclass")).toBe("s3_storageclass");
     expect(snakeName("s3PresignedUrl")).toBe("s3_presigned_url");
     for (const name of ["useS3", "s3Path", "s3PresignedUrl", "failOn4xx"]) expect(camelize(snakeName(name))).toBe(name);
+  });
+});
+
+describe("storage options", () => {
+  const refused = (options: Record<string, unknown>, option: string, code: ErrorCode = "InvalidOptions") => {
+    let error: unknown;
+    try {
+      checkStorageOptions(options, true);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({ code, details: { option } });
+  };
+
+  it("refuses what an S3 client would refuse later, naming the option", () => {
+    refused({ useS3: true, s3Region: "bad region!" }, "s3_region");
+    refused({ useS3: true, s3Endpoint: "https://s3.example.com/?x=1" }, "s3_endpoint");
+    refused({ useS3: true, s3Endpoint: "https://s3.example.com/#top" }, "s3_endpoint");
+    refused({ useS3: true, s3Path: "a b" }, "s3_path");
+    refused({ useS3: true, s3Bucket: "No_Such" }, "s3_bucket");
+    refused({ s3Path: "x" }, "s3_path");
+    refused({ useS3: true, s3PresignedUrl: "https://x.example/p" }, "s3_presigned_url");
+    expect(() =>
+      checkStorageOptions({ useS3: true, s3Region: "eu-west-1", s3Endpoint: "https://s3.example.com", s3Path: "a/b" }, true),
+    ).not.toThrow();
+  });
+
+  it("without a destination resolver, use_s3 is NoS3BucketConfigured and a presigned upload is refused", () => {
+    let error: unknown;
+    try {
+      checkStorageOptions({ useS3: true }, false);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({ code: "NoS3BucketConfigured" });
+    expect(() => checkStorageOptions({ s3PresignedUrl: "https://x.example/p" }, false)).toThrow(/s3_presigned_url/);
   });
 });

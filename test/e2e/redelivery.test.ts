@@ -99,6 +99,42 @@ describe("redelivered renders", () => {
     }
   });
 
+  it("an end that cannot be recorded is not lost: the render runs again and its end is recorded and notified once", async () => {
+    const seen: RenderEvent[] = [];
+    const ends = new Map<string, FinalRenderEvent>();
+    let refusals = 0;
+    // A record store that is unreachable the first time a render ends (Redis restarting).
+    const record = async (event: RenderEvent) => {
+      if (event.type !== "render.succeeded" && event.type !== "render.failed") return;
+      if (refusals++ === 0) throw new Error("the shared state is unreachable");
+      if (!ends.has(event.renderId)) ends.set(event.renderId, event);
+    };
+    const flaky = await startRenderer([], { record, finalEvent: async (id) => ends.get(id) }, "playwright", [
+      recordingNotifier(seen),
+    ]);
+    const events: RenderEvent[] = [];
+    flaky.renderer.on((event) => {
+      events.push(event);
+    });
+    try {
+      const result = await flaky.renderer.render(
+        { html: "<body style='margin:0;background:#00f'></body>", width: 200, height: 100 },
+        { meta: { webhookUrl: "https://hook.test/" } },
+      );
+      expect(refusals).toBe(2);
+      expect(ends.get(result.renderId)).toMatchObject({ type: "render.succeeded", renderId: result.renderId });
+      // Rendered twice (the first end was not on record), ended and notified once.
+      expect(events.filter((e) => e.type === "render.started").map((e) => (e as { attempt: number }).attempt)).toEqual([1, 2]);
+      expect(events.filter((e) => e.type === "render.succeeded")).toHaveLength(1);
+      expect(seen.map((e) => [e.type, e.renderId])).toEqual([["render.succeeded", result.renderId]]);
+      const png = await flaky.renderer.read(result.key);
+      expect(png?.contentType).toBe("image/png");
+      png?.body.destroy();
+    } finally {
+      await flaky.close();
+    }
+  }, 60_000);
+
   it("with a durable queue, a render cut short by close() is kept for the next start, not reported failed", async () => {
     const seen: RenderEvent[] = [];
     const queueDir = await mkdtemp(join(tmpdir(), "renderkit-e2e-queue-"));

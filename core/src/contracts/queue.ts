@@ -9,8 +9,29 @@ export interface QueueJob<T = unknown> {
   enqueuedAt: number;
 }
 
-/** Runs one job. Throwing marks the job done-with-error; queues do not retry on their own. */
+/**
+ * Runs one job. Throwing marks the job done-with-error; queues do not retry on their own, except
+ * for `JobNotDone`.
+ */
 export type JobHandler<T = unknown> = (job: QueueJob<T>, signal: AbortSignal) => Promise<void>;
+
+/**
+ * Thrown by a handler whose job is not done and must run again: its end could not be recorded
+ * (the shared state was unreachable), so completing it would lose the render. Every queue hands
+ * the job out again after about `retryInMs`, one attempt further; a durable queue keeps it across
+ * a restart meanwhile.
+ */
+export class JobNotDone extends Error {
+  override readonly name = "JobNotDone";
+
+  constructor(
+    message: string,
+    readonly retryInMs = 5_000,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
 
 /** Counts for health checks and back-pressure. */
 export interface QueueCounts {

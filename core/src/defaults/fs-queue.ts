@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
-import type { JobHandler, Queue, QueueCounts, QueueJob } from "../contracts/queue.js";
+import { type JobHandler, JobNotDone, type Queue, type QueueCounts, type QueueJob } from "../contracts/queue.js";
 import { RenderError } from "../errors.js";
 import { isSafeId } from "../util/ids.js";
 import { withTimeout } from "../util/timeout.js";
@@ -52,6 +52,8 @@ export class FsQueue implements Queue {
   /** Ids waiting, running or being written: the duplicate check. */
   private readonly ids = new Set<string>();
   private writing = 0;
+  /** Jobs waiting to run again after `JobNotDone`. */
+  private readonly retries = new Set<NodeJS.Timeout>();
   private closed = false;
   /** Set when close returns: handlers settling later leave their file for the next start. */
   private detached = false;
@@ -125,6 +127,8 @@ export class FsQueue implements Queue {
    */
   async close(timeoutMs = 30_000): Promise<void> {
     this.closed = true;
+    for (const timer of this.retries) clearTimeout(timer);
+    this.retries.clear();
     const running = [...this.active.values()];
     const all = Promise.all(running.map((r) => r.done));
     await withTimeout(all, timeoutMs).catch(async () => {
@@ -220,15 +224,44 @@ export class FsQueue implements Queue {
       () => (file = join(this.dir, "active", name)),
       () => undefined,
     );
+    let again: JobNotDone | undefined;
     try {
       await handler(job, signal);
-    } catch {
-      // Throwing marks the job done-with-error (contract): no retry here.
+    } catch (error) {
+      // Throwing marks the job done-with-error (contract): no retry here, except JobNotDone.
+      if (error instanceof JobNotDone) again = error;
+    }
+    this.active.delete(job.id);
+    if (again) {
+      // Its file stays in active/ (a restart meanwhile redelivers it); it runs again here later.
+      this.retry({ name, job }, file, again.retryInMs);
+      this.pump();
+      return;
     }
     // A job cut short by close() is not done: its file stays for the next start.
     if (!this.detached && !signal.aborted) await rm(file, { force: true }).catch(() => undefined);
-    this.active.delete(job.id);
     this.ids.delete(job.id);
     this.pump();
+  }
+
+  /** Puts a job whose handler threw `JobNotDone` back in `waiting/`, one attempt further, after `delayMs`. */
+  private retry(entry: Entry, file: string, delayMs: number): void {
+    const timer = setTimeout(() => {
+      this.retries.delete(timer);
+      if (this.closed) return; // the file in active/ is redelivered by the next start
+      const again: Entry = { name: entry.name, job: { ...entry.job, attempt: entry.job.attempt + 1 } };
+      void writeAtomic(join(this.dir, "waiting", entry.name), JSON.stringify(again.job))
+        .then(() => rm(file, { force: true }))
+        .then(
+          () => {
+            this.waiting.unshift(again);
+            this.pump();
+          },
+          // Cannot move it: it stays in active/ and runs again at the next start.
+          () => undefined,
+        );
+    }, delayMs);
+    timer.unref();
+    this.retries.add(timer);
   }
 }

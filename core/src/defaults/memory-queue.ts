@@ -1,4 +1,4 @@
-import type { JobHandler, Queue, QueueCounts, QueueJob } from "../contracts/queue.js";
+import { type JobHandler, JobNotDone, type Queue, type QueueCounts, type QueueJob } from "../contracts/queue.js";
 import { RenderError } from "../errors.js";
 import { withTimeout } from "../util/timeout.js";
 
@@ -14,6 +14,7 @@ export class MemoryQueue implements Queue {
   private readonly waiting: QueueJob[] = [];
   private readonly active = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly ids = new Set<string>();
+  private readonly retries = new Set<NodeJS.Timeout>();
   private closed = false;
 
   constructor(private readonly maxWaiting = 100) {}
@@ -47,21 +48,38 @@ export class MemoryQueue implements Queue {
       const job = this.waiting.shift() as QueueJob;
       const controller = new AbortController();
       // A macrotask later, so `add()` resolves (and the renderer reports `created`) before the job starts.
+      let again: JobNotDone | undefined;
       const done = new Promise<void>((resolve) => setImmediate(resolve))
         .then(() => handler(job, controller.signal))
-        .catch(() => undefined)
+        .catch((error: unknown) => {
+          if (error instanceof JobNotDone) again = error;
+        })
         .finally(() => {
           this.active.delete(job.id);
-          this.ids.delete(job.id);
+          if (again && !this.closed) this.later(job, again.retryInMs);
+          else this.ids.delete(job.id);
           this.pump();
         });
       this.active.set(job.id, { controller, done });
     }
   }
 
+  /** A job whose handler threw `JobNotDone` waits again, one attempt further (its id stays held). */
+  private later(job: QueueJob, delayMs: number): void {
+    const timer = setTimeout(() => {
+      this.retries.delete(timer);
+      if (this.closed) return void this.ids.delete(job.id);
+      this.waiting.push({ ...job, attempt: job.attempt + 1 });
+      this.pump();
+    }, delayMs);
+    this.retries.add(timer);
+  }
+
   async close(timeoutMs = 30_000): Promise<void> {
     this.closed = true;
     for (const job of this.waiting.splice(0)) this.ids.delete(job.id);
+    for (const timer of this.retries) clearTimeout(timer);
+    this.retries.clear();
     const running = [...this.active.values()];
     const all = Promise.all(running.map((r) => r.done));
     await withTimeout(all, timeoutMs).catch(async () => {

@@ -97,7 +97,14 @@ export function checkStorageOptions(options: Record<string, unknown>, hasDestina
       "must be a relative key like `folder/name`: up to 5 parts of A-Z a-z 0-9 . _ -, each starting with a letter or digit, no `..`",
     );
   }
-  if (typeof s3Endpoint === "string") httpAddress("s3Endpoint", s3Endpoint);
+  if (typeof s3Endpoint === "string") {
+    const url = httpAddress("s3Endpoint", s3Endpoint);
+    if (url.search || url.hash) throw invalid("s3Endpoint", "must be an address without query or fragment");
+  }
+  const region = options.s3Region;
+  if (typeof region === "string" && !/^[a-z0-9-]{1,64}$/.test(region)) {
+    throw invalid("s3Region", "is not a region name (a-z 0-9 -, like eu-west-1)");
+  }
   if (typeof cdnHost === "string") {
     const text = /^https?:\/\//i.test(cdnHost) ? cdnHost : `https://${cdnHost}`;
     const url = httpAddress("cdnHost", text);

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it, vi } from "vitest";
-import type { JobHandler, Queue, QueueJob } from "../contracts/queue.js";
+import { type JobHandler, JobNotDone, type Queue, type QueueJob } from "../contracts/queue.js";
 import { delay, expectRenderError } from "./assertions.js";
 
 /** A job with a fresh id. */
@@ -104,6 +104,28 @@ export function queueContract(name: string, make: () => Promise<Queue> | Queue):
         const ok = queueJob({ fail: false });
         await queue.add(ok);
         await until(() => expect(done).toEqual([ok.id]));
+      });
+    });
+
+    it("hands a job whose handler threw JobNotDone out again, one attempt further, data intact", async () => {
+      const seen: QueueJob[] = [];
+      const handler: JobHandler = async (job) => {
+        seen.push(job);
+        if (seen.length === 1) throw new JobNotDone("its end could not be recorded", 50);
+      };
+      await withQueue(handler, 1, async (queue) => {
+        const job = queueJob({ keep: "me" });
+        await queue.add(job);
+        await until(() => expect(seen).toHaveLength(2));
+        await delay(200);
+        expect(seen).toHaveLength(2);
+        expect(seen.map((s) => [s.id, s.attempt])).toEqual([
+          [job.id, 1],
+          [job.id, 2],
+        ]);
+        expect(seen[1]?.data).toEqual({ keep: "me" });
+        // And then it is done: nothing left waiting or running.
+        await until(async () => expect(await queue.counts()).toEqual({ waiting: 0, active: 0 }));
       });
     });
 

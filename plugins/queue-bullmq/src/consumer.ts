@@ -1,5 +1,5 @@
-import { type JobHandler, type Logger, withTimeout } from "@renderkit/core";
-import { type Job, WaitingError } from "bullmq";
+import { type JobHandler, JobNotDone, type Logger, withTimeout } from "@renderkit/core";
+import { DelayedError, type Job, WaitingError } from "bullmq";
 import type { Redis } from "ioredis";
 import { stoppedByShutdown } from "./errors.js";
 import type { ResolvedOptions } from "./options.js";
@@ -87,6 +87,10 @@ export class Consumer {
         // BullMQ leaves a job alone when the processor says it moved it (Worker.handleFailed).
         throw new WaitingError();
       }
+      if (failure?.error instanceof JobNotDone) {
+        await this.putBack(job, token, failure.error.retryInMs);
+        throw new DelayedError();
+      }
       if (failure) throw handlerFailure(failure.error);
     } finally {
       this.running.delete(queueJob.id);
@@ -97,14 +101,21 @@ export class Consumer {
   /**
    * Puts a job that close() cut short back at the head of the wait list, keeping it out of the
    * completed set (`moveJobFromActiveToWait.lua`: checks our lock token, `LREM` from active,
-   * `RPUSH` to wait, where workers take from). Its next start counts one more attempt.
+   * `RPUSH` to wait, where workers take from); with `delayMs`, into the delayed set for that long.
+   * Its next start counts one more attempt.
    */
-  private async putBack(job: Job<StoredJob, void>, token: string | undefined): Promise<void> {
+  private async putBack(job: Job<StoredJob, void>, token: string | undefined, delayMs?: number): Promise<void> {
     try {
       // With Redis unreachable the command would wait in the offline queue until close disconnects.
       if (this.main.status !== "ready") throw new Error(`Redis is not connected (${this.main.status})`);
-      await withTimeout(job.moveToWait(token), RECORD_GRACE_MS);
-      this.logger.info("render job put back in the queue by shutdown", { jobId: job.id, queue: this.options.queueName });
+      if (delayMs === undefined) {
+        await withTimeout(job.moveToWait(token), RECORD_GRACE_MS);
+        this.logger.info("render job put back in the queue by shutdown", { jobId: job.id, queue: this.options.queueName });
+      } else {
+        // Its end could not be recorded (JobNotDone): it runs again later, one attempt further.
+        await withTimeout(job.moveToDelayed(Date.now() + delayMs, token), RECORD_GRACE_MS);
+        this.logger.warn("render job not done; it runs again", { jobId: job.id, inMs: delayMs });
+      }
     } catch (error) {
       // Lock lost or Redis gone: the lock expires and the stall check of a live worker puts it back.
       this.logger.warn("could not put a render job back; stall detection will", {
