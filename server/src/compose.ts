@@ -95,7 +95,12 @@ function modePlugins(config: ServerConfig, role: Role, projects: ProjectStore): 
   if (role !== "api") {
     out.push(
       webhookNotifier({
-        secretFor: (projectId) => (projectId ? projects.byId(projectId)?.webhookSecret : undefined),
+        // A project made after this process started (on another node): read the projects again.
+        secretFor: async (projectId) => {
+          if (!projectId) return undefined;
+          if (!projects.byId(projectId)) await projects.reload();
+          return projects.byId(projectId)?.webhookSecret;
+        },
         dir: join(config.dataDir, "webhooks"),
         timeoutMs: webhooks.timeoutMs,
         schedule: webhooks.scheduleMs,
@@ -159,9 +164,12 @@ export async function compose(config: ServerConfig, options: ComposeOptions): Pr
       adblock: config.adblock,
       worker: role !== "api",
       finalEvent: (renderId) => records.finalEvent(renderId),
+      // The record and the project's queue share: an end neither lost nor counted twice.
+      record: async (event) => {
+        await Promise.all([records.apply(event), load.apply(event)]);
+      },
       destination: destinations.resolve,
     });
-    renderer.on((event) => Promise.all([records.apply(event), load.apply(event)]));
     const sweeper = setInterval(() => void records.sweep().catch(() => undefined), 3_600_000);
     sweeper.unref();
     return {

@@ -26,6 +26,8 @@ const noBucket = () =>
 
 /** Bucket clients kept at once (each override of bucket or endpoint makes one). */
 const MAX_CLIENTS = 32;
+/** How long an evicted client stays open: longer than any attempt may upload with it. */
+const RETIRE_MS = 15 * 60_000;
 
 /**
  * Renders that leave the server's storage (`use_s3`, `s3_presigned_url`): the renderer's
@@ -34,6 +36,8 @@ const MAX_CLIENTS = 32;
  */
 export class Destinations {
   private readonly buckets = new Map<string, S3Storage>();
+  /** Evicted clients not closed yet. */
+  private readonly retired = new Set<S3Storage>();
 
   constructor(
     private readonly projects: ProjectStore,
@@ -139,14 +143,20 @@ export class Destinations {
     if (this.buckets.size > MAX_CLIENTS) {
       const [oldest, client] = this.buckets.entries().next().value as [string, S3Storage];
       this.buckets.delete(oldest);
-      void client.close().catch(() => undefined);
+      // A render may still be uploading with it: closed once no attempt can still hold it.
+      this.retired.add(client);
+      setTimeout(() => {
+        this.retired.delete(client);
+        void client.close().catch(() => undefined);
+      }, RETIRE_MS).unref();
     }
     this.logger.debug("project bucket client created", { projectId: project.id, bucket: bucket.bucket });
     return storage;
   }
 
   async close(): Promise<void> {
-    for (const storage of this.buckets.values()) await storage.close?.().catch(() => undefined);
+    for (const storage of [...this.buckets.values(), ...this.retired]) await storage.close?.().catch(() => undefined);
     this.buckets.clear();
+    this.retired.clear();
   }
 }

@@ -90,12 +90,16 @@ export class RedisProjectDocument implements ProjectDocument {
   async update(change: (current: StoredFile | undefined) => Promise<StoredFile>): Promise<void> {
     // A dedicated connection: WATCH belongs to the connection, and the shared one serves requests.
     const client = this.redis.duplicate({ enableOfflineQueue: true });
+    // Failures surface on the commands below; the event would otherwise be "unhandled".
+    client.on("error", () => undefined);
     try {
       for (let tries = 0; tries < 10; tries++) {
-        await client.watch(this.key);
-        const text = await client.hget(this.key, "doc");
+        await shared(client.watch(this.key));
+        const text = await shared(client.hget(this.key, "doc"));
         const next = await change(text === null ? undefined : parse(text, this.source));
-        const done = await client.multi().hset(this.key, "doc", JSON.stringify(next)).hincrby(this.key, "version", 1).exec();
+        const done = await shared(
+          client.multi().hset(this.key, "doc", JSON.stringify(next)).hincrby(this.key, "version", 1).exec(),
+        );
         if (done) return;
       }
       throw new Error(`${this.source} kept changing while a project was being saved; try again`);

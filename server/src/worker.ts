@@ -41,6 +41,11 @@ export async function startWorker(config: ServerConfig, options: WorkerOptions =
   // Redis first: it is what a single node's config lacks, and asking for baseUrl would point the operator the wrong way.
   if (!config.redis) throw needsRedis("worker");
   const baseUrl = workerBaseUrl(config);
+  if (!config.baseUrl) {
+    logger.warn("no baseUrl: render addresses name this machine's host and port; set baseUrl to the API's public address", {
+      baseUrl,
+    });
+  }
   const redis = await connectRedis(config.redis.url, "worker");
   let parts: Composed;
   let projects: ProjectStore;

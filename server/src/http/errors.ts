@@ -1,4 +1,5 @@
 import { type ErrorCode, isRenderError, type Logger } from "@renderkit/core";
+import { HTTPError } from "h3";
 
 /** HTTP status of every error code (DESIGN §2). A `Record` so a new code cannot be forgotten. */
 export const STATUS: Record<ErrorCode, number> = {
@@ -88,7 +89,8 @@ export function toErrorResponse(error: unknown, requestId: string, logger: Logge
     return errorResponse(status, error.message, error.code, requestId, headers);
   }
   if (error instanceof HttpProblem) return errorResponse(error.status, error.message, error.code, requestId, error.headers);
-  const status = (error as { status?: unknown })?.status;
+  // Only h3's own errors speak for the client (an S3 error's status is the bucket's, not the request's).
+  const status = error instanceof HTTPError ? error.status : undefined;
   if (typeof status === "number" && status >= 400 && status < 500) {
     const message = status === 404 ? "No such route" : status === 405 ? "Method not allowed" : "Bad request";
     return errorResponse(status, message, undefined, requestId);

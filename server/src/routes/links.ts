@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { Readable } from "node:stream";
-import { RenderError } from "@renderkit/core";
+import { RenderError, type RenderOptions, snakeName } from "@renderkit/core";
 import type { H3, H3Event } from "h3";
 import type { AppContext } from "../context.js";
 import { paramsToOptions } from "../http/body.js";
@@ -33,13 +33,32 @@ async function linkProject(ctx: AppContext, key: string): Promise<Project> {
   return project;
 }
 
+/** Storage options a link may not carry: anyone holding a tokenless link could write to the project's buckets. */
+const BUCKET_OPTIONS = ["useS3", "s3Path", "s3Bucket", "s3Region", "s3Endpoint", "cdnHost"] as const;
+
+/**
+ * What render links refuse, checked on the parsed options (every spelling of a name): an upload
+ * to a presigned address (a link answers with the render itself), and, on tokenless links, the
+ * project's buckets.
+ */
+function refuseOnLinks(options: RenderOptions, signed: boolean): void {
+  const refuse = (option: string, why: string) => {
+    throw new RenderError("InvalidOptions", `Option ${snakeName(option)} ${why}`, { details: { option: snakeName(option) } });
+  };
+  if (options.s3PresignedUrl !== undefined)
+    refuse("s3PresignedUrl", "cannot be used with render links: they answer with the render itself");
+  if (signed) return;
+  const bucket = BUCKET_OPTIONS.find((name) => options[name] !== undefined && options[name] !== false);
+  if (bucket) refuse(bucket, "needs a signed render link or the API: a tokenless link may not write to the project's buckets");
+}
+
 /**
  * Render links (DESIGN §3): `GET|HEAD /v1/{publishable_key}/{token}/{format}?{query}` answers with
  * the render's bytes; the token is the hex HMAC-SHA256 (or SHA-1) of the raw query string keyed
  * with the project's secret key. Tokenless links work only for projects that allow them.
  */
 export function linkRoutes(app: H3, ctx: AppContext): void {
-  const render = async (event: H3Event, project: Project, query: string, format: string) => {
+  const render = async (event: H3Event, project: Project, query: string, format: string, signed: boolean) => {
     const verdict = await ctx.limits.consume(project);
     Object.assign(answerHeaders(event), ctx.limits.headers(verdict));
     if (!verdict.allowed) throw new RenderError("RateLimitExceededError", "Rate limit reached; retry later");
@@ -50,17 +69,10 @@ export function linkRoutes(app: H3, ctx: AppContext): void {
     delete fromQuery.response_type;
     delete fromQuery.responseType;
     // webhook_url works as on the API; redirect_after has no meaning here (the link waits).
-    if (fromQuery.s3_presigned_url !== undefined || fromQuery.s3PresignedUrl !== undefined) {
-      throw new RenderError(
-        "InvalidOptions",
-        "Option s3_presigned_url cannot be used with render links: they answer with the render itself",
-        {
-          details: { option: "s3_presigned_url" },
-        },
-      );
-    }
     fromQuery.format = format;
-    const { renderId, parsed } = await submitRender(event, ctx, project, fromQuery, "link");
+    const { renderId, parsed } = await submitRender(event, ctx, project, fromQuery, "link", (options) =>
+      refuseOnLinks(options, signed),
+    );
     const stopping = ctx.state.stopWaiting.signal;
     const record = await ctx.store.wait(renderId, parsed.options.timeout + parsed.options.delay + 120_000, stopping);
     if (record?.status !== "succeeded" || !record.result) {
@@ -93,7 +105,7 @@ export function linkRoutes(app: H3, ctx: AppContext): void {
     if (!project.linkSigningKey || !tokenMatches(query, token, project.linkSigningKey)) {
       throw new RenderError("TokenNotMatchedError", "The token does not match the query string");
     }
-    return render(event, project, query, format);
+    return render(event, project, query, format, true);
   };
   const tokenless = async (event: H3Event) => {
     const { key = "", format = "" } = event.context.params ?? {};
@@ -104,7 +116,7 @@ export function linkRoutes(app: H3, ctx: AppContext): void {
     const query = rawQuery(event);
     if (query === "") throw new RenderError("NoQuerySent", "The render link has no query string");
     if (/%(?![0-9A-Fa-f]{2})/.test(query)) throw new RenderError("InvalidQuery", "The query string has a malformed %-escape");
-    return render(event, project, query, format);
+    return render(event, project, query, format, false);
   };
   app.get("/v1/:key/:token/:format", signed);
   app.head("/v1/:key/:token/:format", signed);

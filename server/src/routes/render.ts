@@ -1,3 +1,4 @@
+import { isRenderError } from "@renderkit/core";
 import type { H3, H3Event } from "h3";
 import type { AppContext } from "../context.js";
 import { readOptions } from "../http/body.js";
@@ -8,7 +9,12 @@ import { submitRender } from "./submit.js";
 
 /** Waits up to `seconds` for the render; 200 with the result, the failure, or a 307 to wait again. */
 async function waitAndAnswer(event: H3Event, ctx: AppContext, renderId: string, seconds: number): Promise<Response> {
-  const record = await ctx.store.wait(renderId, seconds * 1000, ctx.state.stopWaiting.signal);
+  // The render is accepted: should the records become unreachable meanwhile, the client is sent to
+  // wait again (307) rather than told to retry (503), which would make it submit a second render.
+  const record = await ctx.store.wait(renderId, seconds * 1000, ctx.state.stopWaiting.signal).catch((error: unknown) => {
+    if (isRenderError(error) && error.code === "ServiceUnavailable") return undefined;
+    throw error;
+  });
   return syncAnswer(event, ctx, renderId, record);
 }
 

@@ -24,6 +24,29 @@ export interface FoundRender {
  * Undefined when missing or expired; storage failures propagate (a 5xx, not a 404).
  */
 export async function findRender(ctx: AppContext, key: string): Promise<FoundRender | undefined> {
+  const guard = <T>(work: Promise<T>) => unavailableOnFailure(ctx, key, work);
+  const found = await guard(findNow(ctx, key));
+  return found && { head: found.head, read: (range) => guard(found.read(range)), signedUrl: () => guard(found.signedUrl()) };
+}
+
+/**
+ * A storage that fails (S3 unreachable, access refused, a missing bucket) is the server's
+ * problem: 503 with a generic message, the cause in the log; never the client's 4xx.
+ */
+async function unavailableOnFailure<T>(ctx: AppContext, key: string, work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof RenderError) throw error;
+    ctx.logger.error("reading a render from storage failed", { key, error: String(error) });
+    throw new RenderError("ServiceUnavailable", "The render storage is unavailable; retry shortly", {
+      cause: error,
+      retryable: true,
+    });
+  }
+}
+
+async function findNow(ctx: AppContext, key: string): Promise<FoundRender | undefined> {
   const head = await ctx.renderer.read(key, { start: 0, end: 0 });
   if (head) {
     head.body.destroy();
@@ -53,7 +76,11 @@ export async function readRender(ctx: AppContext, record: RenderRecord, range?: 
   const result = record.result;
   if (!result) throw new RenderError("EngineResponseNotOkError", "The render has no stored file");
   const located = ctx.destinations.locate(record);
-  const stored = located ? await located.storage.get(located.key, range) : await ctx.renderer.read(result.key, range);
+  const stored = await unavailableOnFailure(
+    ctx,
+    result.key,
+    located ? located.storage.get(located.key, range) : ctx.renderer.read(result.key, range),
+  );
   if (!stored) throw new RenderError("EngineResponseNotOkError", "The render is no longer stored");
   return stored;
 }

@@ -1,4 +1,4 @@
-import { newRenderId, type ParsedOptions, type RenderOrigin } from "@renderkit/core";
+import { newRenderId, type ParsedOptions, type RenderOptions, type RenderOrigin } from "@renderkit/core";
 import type { H3Event } from "h3";
 import type { AppContext } from "../context.js";
 import { checkPlan, projectShare, reportIgnored } from "../http/respond.js";
@@ -24,10 +24,13 @@ export async function submitRender(
   project: Project,
   input: Record<string, unknown>,
   origin: RenderOrigin,
+  /** Refusals of the calling route, on the parsed options (render links). */
+  refuse?: (options: RenderOptions) => void,
 ): Promise<Submitted> {
   const { server, render } = await takeServerOptions(input, ctx);
   if (ctx.config.engine && render.engine === undefined) render.engine = ctx.config.engine;
   const parsed = ctx.renderer.parse(render);
+  refuse?.(parsed.options);
   checkPlan(project, parsed.options.format);
   await checkAddress(ctx, parsed.options.url);
   await ctx.destinations.check(project, parsed.options);

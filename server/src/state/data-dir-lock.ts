@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { mkdir, open, readFile, rm } from "node:fs/promises";
+import { mkdir, open, readFile, rm, stat, utimes } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -38,10 +38,18 @@ function me(): Holder {
   };
 }
 
-/** Whether the process that wrote `holder` still runs (on this machine; another host's lock is trusted). */
-function alive(holder: Holder): boolean {
+/** How often the holder touches its lock file, and how old a touch may be on another host. */
+const HEARTBEAT_MS = 15_000;
+const HEARTBEAT_STALE_MS = 4 * HEARTBEAT_MS;
+
+/**
+ * Whether the process that wrote `holder` still runs. On this machine: its pid, boot and start
+ * time say so. On another host (a shared volume, a container recreated with a new hostname):
+ * its heartbeat, the lock file's modification time, no older than a minute.
+ */
+function alive(holder: Holder, modifiedMs: number): boolean {
   const self = me();
-  if (holder.host !== self.host) return true;
+  if (holder.host !== self.host) return Date.now() - modifiedMs < HEARTBEAT_STALE_MS;
   if (holder.boot && self.boot && holder.boot !== self.boot) return false;
   if (holder.pid === process.pid) return false; // a previous life of this process (a container's pid 1)
   try {
@@ -59,6 +67,14 @@ function alive(holder: Holder): boolean {
  * same process must be refused like a second process.
  */
 const held = new Set<string>();
+
+/** The lock file's modification time (its holder's last heartbeat); 0 when it is gone. */
+function modified(file: string): Promise<number> {
+  return stat(file).then(
+    (info) => info.mtimeMs,
+    () => 0,
+  );
+}
 
 /** Thrown when another live process holds the data directory. */
 export class DataDirLocked extends Error {}
@@ -79,7 +95,13 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
       await handle.writeFile(JSON.stringify(self));
       await handle.close();
       held.add(resolve(file));
+      const heartbeat = setInterval(() => {
+        const now = new Date();
+        void utimes(file, now, now).catch(() => undefined);
+      }, HEARTBEAT_MS);
+      heartbeat.unref();
       return async () => {
+        clearInterval(heartbeat);
         const text = await readFile(file, "utf8").catch(() => "");
         if (text === JSON.stringify(self)) await rm(file, { force: true });
         held.delete(resolve(file));
@@ -94,7 +116,7 @@ export async function lockDataDir(dataDir: string): Promise<() => Promise<void>>
       holder = undefined; // half-written by a process that died while writing: stale
     }
     const mine = held.has(resolve(file)) && holder?.pid === self.pid && holder.host === self.host;
-    if (holder && typeof holder.pid === "number" && (mine || alive(holder))) {
+    if (holder && typeof holder.pid === "number" && (mine || alive(holder, await modified(file)))) {
       const who = mine ? "This process already runs a renderkit server" : "Another renderkit process";
       throw new DataDirLocked(
         `${who} (pid ${holder.pid} on ${holder.host}) is using the data directory ${dataDir}: ` +
@@ -114,7 +136,7 @@ export interface LockHolder {
   /** Absent when the file is unreadable JSON (a process died while writing it). */
   pid?: number;
   host?: string;
-  /** True when the holder still runs (or runs on another host, which cannot be checked). */
+  /** True when the holder still runs (on another host: when its heartbeat is recent). */
   live: boolean;
 }
 
@@ -142,5 +164,5 @@ export async function inspectDataDirLock(dataDir: string): Promise<LockHolder | 
   if (!holder || typeof holder.pid !== "number") return { file, live: false };
   const self = me();
   const mine = holder.pid === self.pid && holder.host === self.host && holder.started === self.started;
-  return { file, pid: holder.pid, host: holder.host, live: mine || alive(holder) };
+  return { file, pid: holder.pid, host: holder.host, live: mine || alive(holder, await modified(file)) };
 }

@@ -28,7 +28,7 @@ export class RenderStore implements RenderRecords {
   }
 
   /**
-   * Applies a renderer event (subscribe with `renderer.on(e => store.apply(e))`); resolves once
+   * Applies a renderer event (`createRenderer({ record: (e) => store.apply(e) })`); resolves once
    * the record is on disk, which the renderer waits for (a 201 is only sent for a recorded render).
    */
   async apply(event: RenderEvent): Promise<void> {

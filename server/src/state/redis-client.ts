@@ -6,6 +6,10 @@ export function redactRedisUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = "***";
+    // ioredis also takes credentials as query parameters.
+    for (const name of ["password", "username", "user"]) {
+      if (parsed.searchParams.has(name)) parsed.searchParams.set(name, "***");
+    }
     return parsed.href;
   } catch {
     return "(invalid address)";

@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import { type FinalRenderEvent, isSafeId, type Logger, type RenderEvent } from "@renderkit/core";
+import { type FinalRenderEvent, isSafeId, type Logger, type RenderEvent, withTimeout } from "@renderkit/core";
 import type { Redis } from "ioredis";
 import { endFields, finalEventOf, newRecord, type RenderRecord, type RenderRecords, TERMINAL } from "./records.js";
 import { shared } from "./redis-client.js";
@@ -29,6 +29,8 @@ return 1
 
 /** How often a waiting request reads the record in case the pub/sub message was missed. */
 const POLL_MS = 2_000;
+/** How long the first wait may take to subscribe before it polls instead. */
+const SUBSCRIBE_TIMEOUT_MS = 3_000;
 
 type Fields = Record<string, string>;
 
@@ -117,14 +119,19 @@ export class RedisRenderRecords implements RenderRecords {
     return finalEventOf(await this.get(renderId));
   }
 
-  /** One subscriber connection per process, opened on the first wait. */
+  /** One subscriber connection per process, opened on the first wait (bounded: a stalled Redis falls back to polling). */
   private subscribe(): Promise<Redis> {
     this.subscriber ??= (async () => {
       const sub = this.redis.duplicate({ enableOfflineQueue: true, commandTimeout: undefined });
       sub.on("error", (error: Error) => this.logger.debug("redis subscriber error", { error: error.message }));
       sub.on("message", (_channel: string, renderId: string) => this.waiters.emit(renderId));
-      await sub.subscribe(this.channel);
-      return sub;
+      try {
+        await withTimeout(sub.subscribe(this.channel), SUBSCRIBE_TIMEOUT_MS);
+        return sub;
+      } catch (error) {
+        sub.disconnect();
+        throw error;
+      }
     })().catch((error: unknown) => {
       this.subscriber = undefined;
       throw error;
