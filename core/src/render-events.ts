@@ -37,7 +37,7 @@ export class RenderEvents {
   }
 
   /**
-   * Records a state change, then tells listeners (and notifiers, for final events, through
+   * Records a state change and tells listeners (notifiers too, for final events, through
    * `finish`). A change that is not final and cannot be recorded is logged and the render goes on.
    */
   async emit(event: RenderEvent, meta?: Record<string, unknown>): Promise<void> {
@@ -46,12 +46,11 @@ export class RenderEvents {
       return;
     }
     const full: RenderEvent = { ...event, meta };
-    await this.write(full);
-    await this.tell(full);
+    await Promise.all([this.write(full), this.tell(full)]);
   }
 
   /**
-   * Ends a render: records the final event, tells listeners, then hands the notifiers the
+   * Ends a render: records the final event and tells listeners, then hands the notifiers the
    * outcome ON RECORD and resolves with it (`event` itself when it is the one on record). The two
    * differ only when another process ended the render first (a worker whose lock a stall check
    * took away finishes anyway; the record's compare-and-set keeps the first end): every
@@ -61,8 +60,10 @@ export class RenderEvents {
    */
   async finish(event: FinalRenderEvent, meta?: Record<string, unknown>): Promise<FinalRenderEvent> {
     const full = { ...event, meta };
-    if (!(await this.write(full))) throw notDone(event, "its end could not be recorded");
-    await this.tell(full);
+    // Listeners hear it while it is recorded (as sync waiters wake); should the record fail, the
+    // render runs again and they hear its end once more.
+    const [written] = await Promise.all([this.write(full), this.tell(full)]);
+    if (!written) throw notDone(event, "its end could not be recorded");
     let winner: FinalRenderEvent = event;
     try {
       const recorded = await this.sinks.recorded?.(event.renderId);

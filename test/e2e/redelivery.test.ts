@@ -123,9 +123,10 @@ describe("redelivered renders", () => {
       );
       expect(refusals).toBe(2);
       expect(ends.get(result.renderId)).toMatchObject({ type: "render.succeeded", renderId: result.renderId });
-      // Rendered twice (the first end was not on record), ended and notified once.
+      // Rendered twice (the first end was not on record: listeners heard it, then the second),
+      // recorded and notified once.
       expect(events.filter((e) => e.type === "render.started").map((e) => (e as { attempt: number }).attempt)).toEqual([1, 2]);
-      expect(events.filter((e) => e.type === "render.succeeded")).toHaveLength(1);
+      expect(events.filter((e) => e.type === "render.succeeded")).toHaveLength(2);
       expect(seen.map((e) => [e.type, e.renderId])).toEqual([["render.succeeded", result.renderId]]);
       const png = await flaky.renderer.read(result.key);
       expect(png?.contentType).toBe("image/png");
