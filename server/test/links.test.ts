@@ -107,4 +107,46 @@ describe("render links", () => {
     expect(allowed.response.status).toBe(200);
     expect(allowed.response.headers.get("content-type")).toBe("image/png");
   });
+
+  it("refuse s3_presigned_url by every spelling: 400 InvalidOptions naming it, nothing rendered or uploaded", async () => {
+    const upload = await listenLocal(() => ({ status: 200, body: "" }));
+    try {
+      // An address the server may reach (loopback is allowed): only the link check stops the upload.
+      const local = `${upload.url}/bucket/x.png?X-Amz-Signature=abc`;
+      const queries = [
+        // The hyphen spelling, which the options parser reads as s3_presigned_url.
+        `url=${encodeURIComponent(`${site.url}/presigned-local`)}&s3-presigned-url=${encodeURIComponent(local)}`,
+        `url=${encodeURIComponent(`${site.url}/presigned-external`)}&s3-presigned-url=${encodeURIComponent("https://example.com/x")}`,
+        `url=${encodeURIComponent(`${site.url}/presigned-camel`)}&s3PresignedUrl=${encodeURIComponent(local)}`,
+      ];
+      for (const query of queries) {
+        const { response, body } = await link(`/v1/${PROJECT_A.publishableKey}/${sign(query)}/png?${query}`);
+        expect(response.status, query).toBe(400);
+        const error = (body as { error: { code: string; message: string } }).error;
+        expect(error.code).toBe("InvalidOptions");
+        expect(error.message).toMatch(/^Option s3_presigned_url cannot be used with render links/);
+      }
+      expect(upload.requests).toEqual([]);
+      expect(site.requests.filter((r) => r.url.startsWith("/presigned-"))).toEqual([]);
+    } finally {
+      await upload.close();
+    }
+  });
+
+  it("refuse use_s3 by every spelling on tokenless links; a signed link takes it to the bucket check", async () => {
+    for (const name of ["use_s3", "use-s3", "useS3"]) {
+      const query = `url=${encodeURIComponent(`${site.url}/tokenless-s3`)}&${name}=true`;
+      const tokenless = await link(`/v1/${PROJECT_B.publishableKey}/png?${query}`);
+      expect(tokenless.response.status, name).toBe(400);
+      const error = (tokenless.body as { error: { code: string; message: string } }).error;
+      expect(error.code, name).toBe("InvalidOptions");
+      expect(error.message).toMatch(/^Option use_s3 needs a signed render link or the API/);
+    }
+    expect(site.requests.filter((r) => r.url === "/tokenless-s3")).toEqual([]);
+    // Signed, the option passes the link check: project A has no bucket, which the next check says.
+    const query = `url=${encodeURIComponent(`${site.url}/signed-s3`)}&use_s3=true`;
+    const signed = await link(`/v1/${PROJECT_A.publishableKey}/${sign(query)}/png?${query}`);
+    expect(signed.response.status).toBe(400);
+    expect(signed.body?.error?.code).toBe("NoS3BucketConfigured");
+  });
 });

@@ -6,14 +6,17 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { ConsoleLogger } from "@renderkit/core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startRedis, type TestRedis } from "../../test/helpers/redis.js";
+import { verifyWebhookSignature } from "@renderkit/notifier-webhook";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type Cleanup, runCleanup } from "../../test/helpers/cleanup.js";
+import { freePort, startRedis, type TestRedis } from "../../test/helpers/redis.js";
 import { loadConfig } from "../dist/config.js";
 import { ProjectStore } from "../dist/projects.js";
 import { startServer } from "../dist/serve.js";
 import { closeRedis, connectRedis } from "../dist/state/redis-client.js";
 import type { ServerConfig } from "../dist/types.js";
-import { api } from "./helpers.js";
+import { startWorker } from "../dist/worker.js";
+import { api, listenLocal } from "./helpers.js";
 
 const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));
 const run = promisify(execFile);
@@ -32,7 +35,7 @@ afterAll(async () => {
 });
 
 /** A Redis-mode config with no projects in it: they live in Redis. */
-async function config(prefix: string, node: string): Promise<ServerConfig> {
+async function config(prefix: string, node: string, extra: Partial<ServerConfig> = {}): Promise<ServerConfig> {
   return loadConfig({
     env: {},
     overrides: {
@@ -41,6 +44,7 @@ async function config(prefix: string, node: string): Promise<ServerConfig> {
       dataDir: join(dir, node),
       allowPrivateNetworks: ["127.0.0.1"],
       redis: { url: redis.url, prefix },
+      ...extra,
     } as Partial<ServerConfig>,
   });
 }
@@ -136,4 +140,68 @@ describe("projects in Redis (API and worker nodes share them)", () => {
       else process.env.RENDERKIT_MASTER_KEY = previous;
     }
   });
+
+  it("a worker started before a project was created signs that project's webhooks with its secret", async () => {
+    const prefix = `p${randomUUID().slice(0, 8)}`;
+    // The worker writes render addresses with the API's port: a fixed one (port 0 has no address).
+    const cfg = await config(prefix, "late-webhook", {
+      port: await freePort(),
+      drainSeconds: 2,
+      webhooks: { timeoutMs: 2_000, scheduleMs: [200, 400, 800] },
+    } as Partial<ServerConfig>);
+    const previous = process.env.RENDERKIT_MASTER_KEY;
+    process.env.RENDERKIT_MASTER_KEY = MASTER;
+    const steps: Cleanup = [];
+    try {
+      const receiver = await listenLocal(() => ({ status: 200, body: "" }));
+      steps.push(() => receiver.close());
+      let defaultWebhookSecret = "";
+      const apiNode = await startServer(cfg, {
+        role: "api",
+        logger: new ConsoleLogger("silent"),
+        onProjectCreated: (info) => {
+          defaultWebhookSecret = info.webhookSecret;
+        },
+      });
+      steps.push(() => apiNode.close());
+      expect(defaultWebhookSecret).not.toBe("");
+      const worker = await startWorker(cfg, { logger: new ConsoleLogger("silent") });
+      steps.push(() => worker.close());
+
+      // Both nodes run and have read the projects; a third party (the CLI, another node) adds one.
+      const client = await connectRedis(redis.url, "test");
+      steps.push(() => closeRedis(client));
+      const { store } = await ProjectStore.open(await config(prefix, "creator"), undefined, {
+        redis: client,
+        masterKey: MASTER,
+        createDefault: false,
+      });
+      const late = await store.create("Late");
+      expect(late.project.webhookSecret).not.toBe(defaultWebhookSecret);
+
+      const created = await api(apiNode.url, "/v1/render/async", {
+        key: late.secretKey,
+        json: { html: "<p>late project</p>", width: 200, height: 100, webhook_url: `${receiver.url}/hook` },
+      });
+      expect(created.status, created.text).toBe(201);
+      const renderId = created.body.renderId as string;
+      await vi.waitFor(() => expect(receiver.requests.length).toBeGreaterThan(0), { timeout: 45_000, interval: 100 });
+      // Closing the worker ends its deliveries: what arrived until then is all it sent.
+      await worker.close();
+
+      expect(receiver.requests).toHaveLength(1);
+      const [hook] = receiver.requests;
+      const signature = hook?.headers["x-service-signature"] as string;
+      expect(verifyWebhookSignature(signature, hook?.body ?? "", late.project.webhookSecret)).toBe(true);
+      expect(verifyWebhookSignature(signature, hook?.body ?? "", defaultWebhookSecret)).toBe(false);
+      expect(JSON.parse(hook?.body ?? "{}")).toMatchObject({ event: "render.succeeded", renderId });
+    } finally {
+      try {
+        await runCleanup(steps);
+      } finally {
+        if (previous === undefined) delete process.env.RENDERKIT_MASTER_KEY;
+        else process.env.RENDERKIT_MASTER_KEY = previous;
+      }
+    }
+  }, 90_000);
 });

@@ -42,6 +42,7 @@ export async function startS3(buckets: string[]): Promise<TestS3> {
     configureBuckets: buckets.map((name) => ({ name, configs: [] })),
   });
   const address = (await server.run()) as AddressInfo;
+  let stopping: Promise<void> | undefined;
   const endpoint = `http://127.0.0.1:${address.port}`;
   const accessKeyId = "S3RVER";
   const secretAccessKey = "S3RVER";
@@ -54,9 +55,13 @@ export async function startS3(buckets: string[]): Promise<TestS3> {
     bucket: (name) => ({ bucket: name, endpoint, region, forcePathStyle: true, accessKeyId, secretAccessKey }),
     client: (config = {}) =>
       new S3Client({ endpoint, region, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey }, ...config }),
-    async stop() {
-      await server.close().catch(() => undefined);
-      rmSync(directory, { recursive: true, force: true });
+    // Once only: s3rver's close handler throws on a second close and the promise never settles.
+    stop() {
+      stopping ??= (async () => {
+        await server.close().catch(() => undefined);
+        rmSync(directory, { recursive: true, force: true });
+      })();
+      return stopping;
     },
   };
 }
