@@ -20,8 +20,8 @@ export interface ScreencastChannel {
 /**
  * Chromium's `Page.startScreencast` over a page's own DevTools session: every painted frame (up to
  * the display rate, ~50/s measured here) instead of the ~10/s of the libraries' screencasts.
- * Frames are acknowledged at once so Chromium never throttles waiting for us. Stopping detaches
- * the session.
+ * Frames are acknowledged at once so Chromium never throttles waiting for us, and handed on in
+ * timestamp order (a stale frame arriving late is dropped). Stopping detaches the session.
  */
 export async function startCdpScreencast(
   cdp: ScreencastChannel,
@@ -29,10 +29,16 @@ export async function startCdpScreencast(
   onFrame: (frame: ScreencastFrame) => void,
 ): Promise<Screencast> {
   let stopped = false;
+  let last = Number.NEGATIVE_INFINITY;
   const listener = (event: ScreencastFrameEvent) => {
     cdp.send("Page.screencastFrameAck", { sessionId: event.sessionId }).catch(() => undefined);
     if (stopped) return;
-    onFrame({ data: Buffer.from(event.data, "base64"), timestamp: event.metadata.timestamp ?? Date.now() / 1000 });
+    const timestamp = event.metadata.timestamp ?? Date.now() / 1000;
+    // On a busy machine Chromium now and then delivers a paint after a later one: that frame is
+    // stale (a later picture was already handed on), and consumers rely on ordered timestamps.
+    if (timestamp < last) return;
+    last = timestamp;
+    onFrame({ data: Buffer.from(event.data, "base64"), timestamp });
   };
   cdp.on("Page.screencastFrame", listener);
   await cdp.send("Page.startScreencast", {
