@@ -1,5 +1,9 @@
+import { IMAGE_OPTIONS } from "./catalogue-image.js";
 import { PAGE_OPTIONS } from "./catalogue-page.js";
+import { SIDE_OPTIONS } from "./catalogue-side.js";
 import { STORAGE_OPTIONS } from "./catalogue-storage.js";
+import { TARGET_OPTIONS } from "./catalogue-target.js";
+import { WAIT_OPTIONS } from "./catalogue-wait.js";
 import { bool, length, num, type OptionsOf, oneOf, str, strings } from "./spec.js";
 
 /** PDF paper sizes (width × height in mm, portrait). */
@@ -134,6 +138,10 @@ export const CORE_OPTIONS = {
 
   ...PAGE_OPTIONS,
   ...STORAGE_OPTIONS,
+  ...IMAGE_OPTIONS,
+  ...SIDE_OPTIONS,
+  ...TARGET_OPTIONS,
+  ...WAIT_OPTIONS,
   webhookUrl: str("Address that receives a signed POST (render.succeeded or render.failed) when the render ends.", {
     maxLength: 2048,
     serverOnly: true,

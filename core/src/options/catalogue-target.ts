@@ -1,0 +1,2 @@
+/** Options about the target site (issue 11): authorization, platform, geolocation, proxy. Merged into `CORE_OPTIONS`; names and defaults follow options-catalogue.md. */
+export const TARGET_OPTIONS = {} as const;
