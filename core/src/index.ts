@@ -56,6 +56,7 @@ export { hostAndPort, pinnedLookup, policyLookup } from "./network/pinned-lookup
 export { CORE_OPTIONS, PAPER_SIZES, type PaperSize, type RenderOptions } from "./options/catalogue.js";
 export { BLOCK_KINDS, MAX_HEIGHT, PAGE_OPTIONS } from "./options/catalogue-page.js";
 export { checkStorageOptions, S3_STORAGE_CLASSES, STORAGE_OPTIONS } from "./options/catalogue-storage.js";
+export { checkCombinations, OPTION_RULES, type OptionRule } from "./options/combinations.js";
 export { camelize, coerceOption, lengthToPx, type ParsedOptions, parseOptions, snakeName } from "./options/parse.js";
 export * from "./options/spec.js";
 export {

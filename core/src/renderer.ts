@@ -9,6 +9,7 @@ import type { FinalRenderEvent, RenderResult } from "./events.js";
 import { AddressPolicy } from "./network/address-policy.js";
 import type { RenderOptions } from "./options/catalogue.js";
 import { checkStorageOptions } from "./options/catalogue-storage.js";
+import { checkCombinations } from "./options/combinations.js";
 import { indexTable, type ParsedOptions, parseOptions } from "./options/parse.js";
 import type { OptionTable } from "./options/spec.js";
 import { checkPageOptions } from "./page/prepare.js";
@@ -129,6 +130,7 @@ export class Renderer {
     formatter.validate?.(parsed.options, spec);
     checkPageOptions(parsed.options);
     checkStorageOptions(parsed.options, this.parts.settings.destination !== undefined);
+    checkCombinations(parsed.options, spec.format);
     if (parsed.options.saveMarkdown && !this.formats.includes("md")) {
       throw new RenderError("InvalidOptions", "Option save_markdown needs the md format: add @renderkit/format-markdown", {
         details: { option: "save_markdown" },
