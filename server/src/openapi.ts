@@ -94,10 +94,17 @@ export function openApiDocument(options: OptionTable, formats: readonly string[]
     ]),
   );
   const renderIdParam = { name: "renderId", in: "path", required: true, schema: { type: "string" } };
+  // response_type: json (the result), binary (the render's own type), base64 (text), none (empty).
+  const rendered = {
+    "application/json": { schema: { $ref: "#/components/schemas/RenderResult" } },
+    "application/octet-stream": { schema: { type: "string", format: "binary" } },
+    "text/plain": { schema: { type: "string", contentEncoding: "base64" } },
+  };
   const syncAnswers = {
     "200": {
-      description: "Rendered",
-      content: { "application/json": { schema: { $ref: "#/components/schemas/RenderResult" } } },
+      description:
+        "Rendered: the result (response_type json), the bytes in their content type (binary), their base64 text (base64) or an empty body (none); X-Render-Id and X-Render-* figures as headers",
+      content: rendered,
     },
     "307": { description: "Still rendering after redirect_after seconds; follow Location (GET or POST)" },
     ...errors,
@@ -108,7 +115,11 @@ export function openApiDocument(options: OptionTable, formats: readonly string[]
     responses: syncAnswers,
   };
   const resumeOp = { summary: "Go on waiting for a sync render", parameters: [renderIdParam], responses: syncAnswers };
-  const asyncOp = { summary: "Queue a render", requestBody: body, responses: { "201": { description: "Created" }, ...errors } };
+  const asyncOp = {
+    summary: "Queue a render",
+    requestBody: body,
+    responses: { "201": { description: "Created (an empty body with response_type none)" }, ...errors },
+  };
   const linkOp = {
     summary: "Render link: the render's bytes; token = hex HMAC-SHA256 (or SHA-1) of the raw query string",
     security: [],
@@ -117,7 +128,10 @@ export function openApiDocument(options: OptionTable, formats: readonly string[]
       { name: "token", in: "path", required: true, schema: { type: "string", pattern: "^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$" } },
       { name: "format", in: "path", required: true, schema: { type: "string", enum: [...formats] } },
     ],
-    responses: { "200": { description: "The render's bytes" }, ...errors },
+    responses: {
+      "200": { description: "The render's bytes (response_type binary, the default), or json, base64, none", content: rendered },
+      ...errors,
+    },
   };
   return {
     openapi: "3.1.0",

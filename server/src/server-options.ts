@@ -1,6 +1,10 @@
-import { AddressPolicy, camelize, coerceOption, num, RenderError, str } from "@renderkit/core";
+import { AddressPolicy, camelize, coerceOption, num, oneOf, RenderError, str } from "@renderkit/core";
 import type { AppContext } from "./context.js";
 import type { ServerConfig } from "./types.js";
+
+/** The answers a request may ask for with `response_type` (`jsondebug` is refused, see `takeServerOptions`). */
+export const RESPONSE_TYPES = ["json", "binary", "base64", "none"] as const;
+export type ResponseType = (typeof RESPONSE_TYPES)[number];
 
 /**
  * The options the server handles itself, with the operator's bounds: they validate requests
@@ -18,6 +22,10 @@ export function serverOptionTable(config: Pick<ServerConfig, "redirectAfter" | "
       integer: true,
       default: config.redirectAfter,
     }),
+    responseType: oneOf(
+      "What the answer carries. `json` (API default): the result fields. `binary` (render links' default): the render's bytes with their content type, result figures in `X-Render-*` headers (sync API and links). `base64`: the bytes base64-encoded, as text/plain. `none`: an empty 200 body, the render id in `X-Render-Id`. Errors are JSON whatever the type. On the async API only `json` and `none` (an empty 201 body). `binary`/`base64` cannot be combined with `s3_presigned_url`; `download` on links needs `binary`. `jsondebug` is refused: use `json`.",
+      RESPONSE_TYPES,
+    ),
   };
 }
 
@@ -26,6 +34,8 @@ export interface ServerOptions {
   webhookUrl?: string;
   /** Seconds a sync request waits before redirecting. */
   redirectAfter: number;
+  /** The answer asked for; undefined when not sent (each route has its default). */
+  responseType?: ResponseType;
 }
 
 function invalid(option: string, why: string): RenderError {
@@ -40,10 +50,12 @@ export async function takeServerOptions(
   const render: Record<string, unknown> = {};
   let webhook: unknown;
   let redirect: unknown;
+  let responseType: unknown;
   for (const [key, value] of Object.entries(input)) {
     const name = camelize(key);
     if (name === "webhookUrl") webhook = value;
     else if (name === "redirectAfter") redirect = value;
+    else if (name === "responseType") responseType = value;
     else render[key] = value;
   }
   const specs = serverOptionTable(ctx.config);
@@ -51,6 +63,12 @@ export async function takeServerOptions(
   if (redirect !== undefined && redirect !== "") {
     if (typeof redirect === "boolean") throw invalid("redirect_after", "must be a whole number of seconds");
     server.redirectAfter = coerceOption("redirect_after", specs.redirectAfter, redirect) as number;
+  }
+  if (responseType !== undefined && responseType !== "") {
+    if (typeof responseType === "string" && responseType.trim().toLowerCase() === "jsondebug") {
+      throw invalid("response_type", "jsondebug is not supported: use json (X-Ignored-Options names the options not applied)");
+    }
+    server.responseType = coerceOption("response_type", specs.responseType, responseType) as ResponseType;
   }
   if (webhook !== undefined && webhook !== "") {
     if (typeof webhook !== "string") throw invalid("webhook_url", "must be an address");

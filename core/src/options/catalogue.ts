@@ -152,6 +152,15 @@ export const CORE_OPTIONS = {
     integer: true,
     serverOnly: true,
   }),
+  responseType: oneOf(
+    "What the answer carries: `json` (API default) the result fields, `binary` (render links' default) the render's bytes, `base64` the bytes as base64 text, `none` an empty body with the figures in `X-Render-*` headers. On the async API only `json` and `none`.",
+    ["json", "binary", "base64", "none"],
+    { serverOnly: true },
+  ),
+  download: str("Render links: the file name of a `binary` answer (`Content-Disposition: attachment`).", {
+    maxLength: 256,
+    serverOnly: true,
+  }),
 } as const;
 
 /** Parsed core options (defaults applied). */

@@ -1,13 +1,12 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { Readable } from "node:stream";
 import { RenderError, type RenderOptions, snakeName } from "@renderkit/core";
 import type { H3, H3Event } from "h3";
 import type { AppContext } from "../context.js";
 import { paramsToOptions } from "../http/body.js";
 import { answerHeaders, attachment } from "../http/respond.js";
 import type { Project } from "../types.js";
+import { answerInType, invalidType } from "./answer.js";
 import { failureResponse } from "./bodies.js";
-import { readRender } from "./stored.js";
 import { submitRender } from "./submit.js";
 
 /** The query string exactly as the client sent it: tokens are HMACs of these bytes. */
@@ -54,8 +53,8 @@ function refuseOnLinks(options: RenderOptions, signed: boolean): void {
 
 /**
  * Render links (DESIGN §3): `GET|HEAD /v1/{publishable_key}/{token}/{format}?{query}` answers with
- * the render's bytes; the token is the hex HMAC-SHA256 (or SHA-1) of the raw query string keyed
- * with the project's secret key. Tokenless links work only for projects that allow them.
+ * the render's bytes (or, with `response_type`, its JSON result, base64 text or no body); the
+ * token is the hex HMAC-SHA256 (or SHA-1) of the raw query string keyed with the project's secret key. Tokenless links work only for projects that allow them.
  */
 export function linkRoutes(app: H3, ctx: AppContext): void {
   const render = async (event: H3Event, project: Project, query: string, format: string, signed: boolean) => {
@@ -66,12 +65,20 @@ export function linkRoutes(app: H3, ctx: AppContext): void {
     const fromQuery = paramsToOptions(new URLSearchParams(query));
     const download = typeof fromQuery.download === "string" ? fromQuery.download : undefined;
     delete fromQuery.download;
-    delete fromQuery.response_type;
-    delete fromQuery.responseType;
     // webhook_url works as on the API; redirect_after has no meaning here (the link waits).
     fromQuery.format = format;
-    const { renderId, parsed } = await submitRender(event, ctx, project, fromQuery, "link", (options) =>
-      refuseOnLinks(options, signed),
+    const { renderId, parsed, server } = await submitRender(
+      event,
+      ctx,
+      project,
+      fromQuery,
+      "link",
+      (options, { responseType }) => {
+        refuseOnLinks(options, signed);
+        if (download && (responseType ?? "binary") !== "binary") {
+          throw invalidType(`${responseType} cannot be used with download, which names the file of a binary answer`);
+        }
+      },
     );
     const stopping = ctx.state.stopWaiting.signal;
     const record = await ctx.store.wait(renderId, parsed.options.timeout + parsed.options.delay + 120_000, stopping);
@@ -80,20 +87,9 @@ export function linkRoutes(app: H3, ctx: AppContext): void {
       if (stopping.aborted) throw new RenderError("ServiceUnavailable", "The server is shutting down; retry shortly");
       throw new RenderError("TimedOutError", "The render did not finish in time");
     }
-    const stored = await readRender(ctx, record);
-    const headers: Record<string, string> = {
-      ...answerHeaders(event),
-      "content-type": stored.contentType,
-      "content-length": String(stored.size),
-      "x-render-id": renderId,
-      "cache-control": "private, max-age=0",
-    };
-    if (download) headers["content-disposition"] = attachment(download);
-    if (event.req.method === "HEAD") {
-      stored.body.destroy();
-      return new Response(null, { status: 200, headers });
-    }
-    return new Response(Readable.toWeb(stored.body) as ReadableStream, { status: 200, headers });
+    const extra: Record<string, string> = { "cache-control": "private, max-age=0" };
+    if (download) extra["content-disposition"] = attachment(download);
+    return answerInType(event, ctx, record, server.responseType ?? "binary", extra);
   };
 
   const signed = async (event: H3Event) => {

@@ -2,24 +2,41 @@ import { isRenderError } from "@renderkit/core";
 import type { H3, H3Event } from "h3";
 import type { AppContext } from "../context.js";
 import { readOptions } from "../http/body.js";
-import { answerHeaders, guardRender, headOf, json, lookupProject, projectOf } from "../http/respond.js";
+import { answerHeaders, guardRender, headOf, json, lookupProject, projectOf, requestId } from "../http/respond.js";
+import { RESPONSE_TYPES, type ResponseType } from "../server-options.js";
 import type { RenderRecord } from "../state/records.js";
-import { failureResponse, resultBody, statusBody } from "./bodies.js";
+import { answerInType, invalidType, refuseForType } from "./answer.js";
+import { failureResponse, statusBody } from "./bodies.js";
 import { submitRender } from "./submit.js";
 
-/** Waits up to `seconds` for the render; 200 with the result, the failure, or a 307 to wait again. */
-async function waitAndAnswer(event: H3Event, ctx: AppContext, renderId: string, seconds: number): Promise<Response> {
+/**
+ * Waits up to `seconds` for the render; 200 with the result in the `response_type` asked for,
+ * the failure (JSON), or a 307 to wait again.
+ */
+async function waitAndAnswer(
+  event: H3Event,
+  ctx: AppContext,
+  renderId: string,
+  seconds: number,
+  type: ResponseType,
+): Promise<Response> {
   // The render is accepted: should the records become unreachable meanwhile, the client is sent to
   // wait again (307) rather than told to retry (503), which would make it submit a second render.
   const record = await ctx.store.wait(renderId, seconds * 1000, ctx.state.stopWaiting.signal).catch((error: unknown) => {
     if (isRenderError(error) && error.code === "ServiceUnavailable") return undefined;
     throw error;
   });
-  return syncAnswer(event, ctx, renderId, record);
+  return syncAnswer(event, ctx, renderId, record, type);
 }
 
-function syncAnswer(event: H3Event, ctx: AppContext, renderId: string, record: RenderRecord | undefined): Response {
-  if (record?.status === "succeeded") return json(event, 200, resultBody(record), answerHeaders(event));
+function syncAnswer(
+  event: H3Event,
+  ctx: AppContext,
+  renderId: string,
+  record: RenderRecord | undefined,
+  type: ResponseType,
+): Response | Promise<Response> {
+  if (record?.status === "succeeded") return answerInType(event, ctx, record, type);
   if (record?.status === "failed") return failureResponse(event, record);
   const redirectUrl = `${ctx.baseUrl}/v1/render/sync/${encodeURIComponent(renderId)}`;
   return json(event, 307, { redirectUrl }, { ...answerHeaders(event), location: redirectUrl });
@@ -30,14 +47,27 @@ export function renderRoutes(app: H3, ctx: AppContext): void {
   const sync = async (event: H3Event) => {
     const project = await guardRender(event, ctx);
     const input = await readOptions(event.req, ctx.config.maxBodyBytes);
-    const { renderId, server } = await submitRender(event, ctx, project, input, "sync");
-    return waitAndAnswer(event, ctx, renderId, server.redirectAfter);
+    const { renderId, server } = await submitRender(event, ctx, project, input, "sync", (options, { responseType }) =>
+      refuseForType(responseType ?? "json", options),
+    );
+    return waitAndAnswer(event, ctx, renderId, server.redirectAfter, server.responseType ?? "json");
   };
   const async_ = async (event: H3Event) => {
     const project = await guardRender(event, ctx);
     const input = await readOptions(event.req, ctx.config.maxBodyBytes);
-    const { renderId } = await submitRender(event, ctx, project, input, "async");
+    const { renderId, server } = await submitRender(event, ctx, project, input, "async", (_, { responseType }) => {
+      if (responseType === "binary" || responseType === "base64") {
+        throw invalidType(
+          `${responseType} needs the bytes, which an async render does not have yet: use POST /v1/render/sync or a render link, or json/none here`,
+        );
+      }
+    });
     const statusUrl = `${ctx.baseUrl}/v1/render/${encodeURIComponent(renderId)}`;
+    if (server.responseType === "none") {
+      // Fire and forget (a webhook, or a later status lookup): the id and the status address, no body.
+      const headers = { "x-request-id": requestId(event), ...answerHeaders(event), "x-render-id": renderId, location: statusUrl };
+      return new Response(null, { status: 201, headers: { ...headers, "content-length": "0" } });
+    }
     return json(event, 201, { status: "created", renderId, statusUrl }, answerHeaders(event));
   };
   const resume = async (event: H3Event) => {
@@ -45,7 +75,8 @@ export function renderRoutes(app: H3, ctx: AppContext): void {
     const renderId = event.context.params?.renderId ?? "";
     const record = await ctx.store.get(renderId);
     if (!record || record.projectId !== project.id) return notFound(event, ctx, renderId);
-    return waitAndAnswer(event, ctx, renderId, record.redirectAfter ?? ctx.config.redirectAfter);
+    const type = RESPONSE_TYPES.find((name) => name === record.responseType) ?? "json";
+    return waitAndAnswer(event, ctx, renderId, record.redirectAfter ?? ctx.config.redirectAfter, type);
   };
   const status = async (event: H3Event) => {
     const project = await lookupProject(event, ctx);

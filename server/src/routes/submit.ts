@@ -24,13 +24,13 @@ export async function submitRender(
   project: Project,
   input: Record<string, unknown>,
   origin: RenderOrigin,
-  /** Refusals of the calling route, on the parsed options (render links). */
-  refuse?: (options: RenderOptions) => void,
+  /** Refusals of the calling route, on the parsed options and the server's own (before anything is queued). */
+  refuse?: (options: RenderOptions, server: ServerOptions) => void,
 ): Promise<Submitted> {
   const { server, render } = await takeServerOptions(input, ctx);
   if (ctx.config.engine && render.engine === undefined) render.engine = ctx.config.engine;
   const parsed = ctx.renderer.parse(render);
-  refuse?.(parsed.options);
+  refuse?.(parsed.options, server);
   checkPlan(project, parsed.options.format);
   await checkAddress(ctx, parsed.options.url);
   await ctx.destinations.check(project, parsed.options);
@@ -38,6 +38,7 @@ export async function submitRender(
     projectId: project.id,
     ...(server.webhookUrl ? { webhookUrl: server.webhookUrl } : {}),
     redirectAfter: server.redirectAfter,
+    ...(server.responseType ? { responseType: server.responseType } : {}),
   };
   const renderId = newRenderId(origin);
   await ctx.load.reserve(project, renderId, projectShare(ctx));

@@ -16,6 +16,8 @@ export interface RenderRecord {
   expiresAt: number;
   /** Seconds a sync request for this render waits before redirecting. */
   redirectAfter?: number;
+  /** The `response_type` a sync request asked for, so its redirect address answers the same way. */
+  responseType?: string;
   /** When the render's work started and ended (epoch ms), once it ended. */
   startTime?: number;
   endTime?: number;
@@ -58,6 +60,7 @@ export function newRecord(event: RenderEvent, ttlMs: number, now = Date.now()): 
     expiresAt: now + ttlMs,
   };
   if (typeof event.meta?.redirectAfter === "number") record.redirectAfter = event.meta.redirectAfter;
+  if (typeof event.meta?.responseType === "string") record.responseType = event.meta.responseType;
   return record;
 }
 

@@ -58,6 +58,7 @@ function fromFields(hash: Record<string, string>): RenderRecord | undefined {
   if (hash.result) record.result = JSON.parse(hash.result) as RenderRecord["result"];
   if (hash.reason !== undefined) record.reason = hash.reason;
   if (hash.code !== undefined) record.code = hash.code;
+  if (hash.responseType !== undefined) record.responseType = hash.responseType;
   for (const name of ["redirectAfter", "startTime", "endTime"] as const) {
     const value = num(name);
     if (value !== undefined) record[name] = value;
