@@ -1,15 +1,45 @@
 import type { PageSettings, PageTarget } from "../contracts/engine.js";
-import { RenderError } from "../errors.js";
+import { isRenderError, RenderError } from "../errors.js";
+import { probeProxy } from "./upstream-connect.js";
+import { authority } from "./upstream-proxy.js";
+
+/**
+ * Checks the upstream proxy (`proxy` option) like any target: its address must pass the policy
+ * (a proxy on a private address is refused unless the operator allows it), and it must accept a
+ * connection, so an unreachable proxy fails the render with a clear error before any page work.
+ */
+async function checkProxy(settings: PageSettings): Promise<void> {
+  const proxy = settings.proxy;
+  if (!proxy) return;
+  const where = authority(proxy.host, proxy.port);
+  let address: Awaited<ReturnType<PageSettings["policy"]["resolve"]>>;
+  try {
+    address = await settings.policy.resolve(proxy.host, proxy.port);
+  } catch (error) {
+    const reason = isRenderError(error) ? error.message.replace(/^Refused to load [^:]+:\d+: /, "") : String(error);
+    const code = isRenderError(error) ? error.code : "InvalidURLError";
+    throw new RenderError(code, `Refused to use the proxy ${where}: ${reason}`, { details: { option: "proxy" } });
+  }
+  try {
+    await probeProxy({ proxy, address });
+  } catch (error) {
+    throw new RenderError("EngineResponseNotOkError", `The proxy ${where} could not be reached (${(error as Error).message})`, {
+      details: { option: "proxy" },
+    });
+  }
+}
 
 /**
  * Checks the target's own address before any browser work, for a clear InvalidURLError or
  * URLDoesNotResolveError; the egress proxy still checks every connection the page makes.
  */
 export async function checkTarget(target: PageTarget, settings: PageSettings): Promise<void> {
-  if (target.url === undefined) return;
-  const url = new URL(target.url);
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new RenderError("InvalidURLError", `Only http and https addresses can be rendered, not ${url.protocol}`);
+  if (target.url !== undefined) {
+    const url = new URL(target.url);
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw new RenderError("InvalidURLError", `Only http and https addresses can be rendered, not ${url.protocol}`);
+    }
+    await settings.policy.resolveUrl(url);
   }
-  await settings.policy.resolveUrl(url);
+  await checkProxy(settings);
 }

@@ -1,7 +1,9 @@
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { connect, type Socket } from "node:net";
 import { listenOnLoopback } from "../util/listen.js";
 import type { AddressPolicy } from "./address-policy.js";
+import { requestThrough, tunnelThrough, type UpstreamRoute } from "./upstream-connect.js";
+import { authority, type UpstreamProxy } from "./upstream-proxy.js";
 
 /** Header on the proxy's own refusals, so engines can tell them from the site's answers. */
 export const DENIED_HEADER = "x-renderkit-denied";
@@ -19,8 +21,11 @@ export interface EgressSession {
   readonly proxyUrl: string;
   /** Bytes received from the network for this render (headers and bodies). */
   bytesReceived(): number;
-  /** Replaces the policy (a pre-opened session handed to the render that claims it). */
-  usePolicy(policy: AddressPolicy): void;
+  /**
+   * Replaces the policy and the upstream proxy (a pre-opened session handed to the render that
+   * claims it).
+   */
+  usePolicy(policy: AddressPolicy, upstream?: UpstreamProxy): void;
   /** Stops listening and cuts every open connection. Idempotent. */
   close(): Promise<void>;
 }
@@ -39,16 +44,32 @@ const HOP_BY_HOP = new Set(["proxy-connection", "proxy-authorization", "keep-ali
 
 /**
  * Opens a loopback HTTP proxy that enforces `policy` (DESIGN §5) for plain requests and CONNECT
- * tunnels, connecting to the address the policy pinned, never to a fresh DNS answer.
+ * tunnels, connecting to the address the policy pinned, never to a fresh DNS answer. With
+ * `upstream` (the `proxy` option) every request the policy allowed is forwarded through that
+ * proxy instead, whose own address the policy vets too: CONNECT to the pinned address for
+ * tunnels, absolute-form requests naming the host for plain http, both with its credentials.
  */
-export async function openEgressSession(initial: AddressPolicy): Promise<EgressSession> {
+export async function openEgressSession(initial: AddressPolicy, upstream?: UpstreamProxy): Promise<EgressSession> {
   let policy = initial;
+  let proxy = upstream;
   let received = 0;
+  /** Connections to the upstream proxy, this session's own (its credentials are this render's). */
+  const upstreamAgent = new Agent({ keepAlive: true });
   const sockets = new Set<Socket>();
   const track = (socket: Socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   };
+  /** The upstream proxy's vetted, pinned address (throws when the policy refuses it). */
+  const upstreamRoute = async (): Promise<UpstreamRoute | undefined> =>
+    proxy && { proxy, address: await policy.resolve(proxy.host, proxy.port), agent: upstreamAgent };
+  /** Records why the upstream proxy did not carry a request to `host:port`. */
+  const upstreamFailed = (route: UpstreamRoute, host: string, port: number, reason: string) =>
+    policy.unreachable.push({
+      host,
+      port,
+      reason: `through the proxy ${authority(route.proxy.host, route.proxy.port)}: ${reason}`,
+    });
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse) => {
     let target: URL;
@@ -60,8 +81,10 @@ export async function openEgressSession(initial: AddressPolicy): Promise<EgressS
     }
     const port = Number(target.port || 80);
     let address: string;
+    let route: UpstreamRoute | undefined;
     try {
       ({ address } = await policy.resolve(target.hostname, port));
+      route = await upstreamRoute();
     } catch {
       return refuse(res);
     }
@@ -70,29 +93,32 @@ export async function openEgressSession(initial: AddressPolicy): Promise<EgressS
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     }
     headers.host = target.host;
-    const upstream = httpRequest(
-      { host: address, port, method: req.method, path: `${target.pathname}${target.search}`, headers, setHost: false },
-      (answer) => {
-        received += 64 + JSON.stringify(answer.rawHeaders).length;
-        answer.on("data", (chunk: Buffer) => {
-          received += chunk.length;
-        });
-        const out: Record<string, string | string[]> = {};
-        for (const [name, value] of Object.entries(answer.headers)) {
-          if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
-        }
-        res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
-        answer.pipe(res);
-      },
-    );
-    upstream.on("error", (error) => {
+    const relay = (answer: IncomingMessage) => {
+      received += 64 + JSON.stringify(answer.rawHeaders).length;
+      answer.on("data", (chunk: Buffer) => {
+        received += chunk.length;
+      });
+      const out: Record<string, string | string[]> = {};
+      for (const [name, value] of Object.entries(answer.headers)) {
+        if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+      }
+      res.writeHead(answer.statusCode ?? 502, answer.statusMessage, out);
+      answer.pipe(res);
+    };
+    const unreachable = (reason: string) => {
       if (res.headersSent) return void res.end();
-      const reason = errorCode(error);
-      policy.unreachable.push({ host: target.hostname, port, reason });
+      if (route) upstreamFailed(route, target.hostname, port, reason);
+      else policy.unreachable.push({ host: target.hostname, port, reason });
       const body = `renderkit could not connect to ${target.host}: ${reason}\n`;
       res.writeHead(502, { "content-type": "text/plain", "content-length": Buffer.byteLength(body), [UNREACHABLE_HEADER]: "1" });
       res.end(body);
-    });
+    };
+    const upstream = route
+      ? requestThrough(route, target, req.method, headers, relay, unreachable)
+      : httpRequest(
+          { host: address, port, method: req.method, path: `${target.pathname}${target.search}`, headers, setHost: false },
+          relay,
+        ).on("error", (error) => unreachable(errorCode(error)));
     res.on("close", () => upstream.destroy());
     req.pipe(upstream);
   };
@@ -104,11 +130,14 @@ export async function openEgressSession(initial: AddressPolicy): Promise<EgressS
     if (!match?.[1]) return client.end("HTTP/1.1 400 Bad Request\r\n\r\n");
     const port = Number(match[2]);
     let address: string;
+    let route: UpstreamRoute | undefined;
     try {
       ({ address } = await policy.resolve(match[1], port));
+      route = await upstreamRoute();
     } catch {
       return client.end(`HTTP/1.1 403 Forbidden\r\n${DENIED_HEADER}: 1\r\ncontent-length: 0\r\n\r\n`);
     }
+    if (route) return void tunnelVia(route, client, head, match[1], port, address);
     const upstream = connect(port, address);
     track(upstream);
     upstream.on("data", (chunk: Buffer) => {
@@ -132,6 +161,35 @@ export async function openEgressSession(initial: AddressPolicy): Promise<EgressS
     upstream.once("close", () => client.destroy());
   };
 
+  /** A CONNECT through the upstream proxy, to the address the policy pinned (no second DNS answer). */
+  const tunnelVia = async (route: UpstreamRoute, client: Socket, head: Buffer, host: string, port: number, address: string) => {
+    let tunnel: Awaited<ReturnType<typeof tunnelThrough>>;
+    try {
+      tunnel = await tunnelThrough(route, address, port);
+    } catch (error) {
+      if (!client.destroyed) {
+        upstreamFailed(route, host, port, (error as Error).message);
+        client.end("HTTP/1.1 502 Bad Gateway\r\n\r\n");
+      }
+      return;
+    }
+    const { socket: upstream, rest } = tunnel;
+    track(upstream);
+    if (client.destroyed) return void upstream.destroy();
+    received += rest.length;
+    upstream.on("data", (chunk: Buffer) => {
+      received += chunk.length;
+    });
+    upstream.on("error", () => upstream.destroy());
+    client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+    if (rest.length) client.write(rest);
+    if (head.length) upstream.write(head);
+    upstream.pipe(client);
+    client.pipe(upstream);
+    client.once("close", () => upstream.destroy());
+    upstream.once("close", () => client.destroy());
+  };
+
   const server: Server = createServer((req, res) => void onRequest(req, res));
   server.on("connection", track);
   server.on("connect", (req, socket, head) => void onConnect(req, socket as Socket, head));
@@ -143,13 +201,15 @@ export async function openEgressSession(initial: AddressPolicy): Promise<EgressS
   return {
     proxyUrl: `http://127.0.0.1:${port}`,
     bytesReceived: () => received,
-    usePolicy(next) {
+    usePolicy(next, upstream) {
       policy = next;
+      proxy = upstream;
       received = 0;
     },
     close() {
       closed ??= new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
+        upstreamAgent.destroy();
         server.close(() => resolve());
       });
       return closed;

@@ -1,10 +1,12 @@
 import type { CookieSpec, PageSettings, PageTarget } from "../contracts/engine.js";
 import { RenderError } from "../errors.js";
 import type { AddressPolicy } from "../network/address-policy.js";
+import { parseProxy } from "../network/upstream-proxy.js";
 import type { RenderOptions } from "../options/catalogue.js";
 import type { AdBlocker } from "../prepare/adblock/index.js";
 import { blockingFilter } from "../prepare/blocking.js";
 import { consentInitScript, consentMode } from "../prepare/consent/index.js";
+import { pageOptionScripts } from "../prepare/page-scripts.js";
 
 function badOption(option: string, why: string): RenderError {
   return new RenderError("InvalidOptions", `Option ${option} ${why}`, { details: { option } });
@@ -111,6 +113,61 @@ function checkLocale(lang: string): string {
   }
 }
 
+/** A blank string option counts as absent (clients send `proxy=` for "none"). */
+function present(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value;
+}
+
+function checkAuthorization(value: string | undefined): string | undefined {
+  if (present(value) === undefined) return undefined;
+  if (CONTROL_BUT_TAB.test(value as string)) throw badOption("authorization", "must not contain control characters");
+  return (value as string).trim();
+}
+
+function checkPlatform(value: string | undefined): string | undefined {
+  if (present(value) === undefined) return undefined;
+  if (CONTROL.test(value as string)) throw badOption("platform", "must not contain control characters");
+  return (value as string).trim();
+}
+
+/** `navigator.userAgentData.platform` for a `navigator.platform` value, when it names a known system. */
+function clientHintPlatform(platform: string): string | undefined {
+  const known: [RegExp, string][] = [
+    [/^win/i, "Windows"],
+    [/^mac/i, "macOS"],
+    [/^(iphone|ipad|ipod)/i, "iOS"],
+    [/^cros/i, "Chrome OS"],
+    [/^(android|linux arm|linux aarch)/i, "Android"],
+    [/^linux/i, "Linux"],
+  ];
+  return known.find(([test]) => test.test(platform))?.[1];
+}
+
+/**
+ * An init script (run in every frame before the page's scripts) making `navigator.platform`
+ * answer `platform`, and `navigator.userAgentData` the matching client-hint platform. The
+ * prototype getters are replaced by proxies of the originals, so they still look native.
+ */
+export function platformScript(platform: string): string {
+  const hint = clientHintPlatform(platform);
+  return `(() => {
+  const value = ${JSON.stringify(platform)}, hint = ${JSON.stringify(hint ?? null)};
+  const wrap = (proto, name, make) => {
+    const d = proto && Object.getOwnPropertyDescriptor(proto, name);
+    if (!d) return;
+    const key = d.get ? "get" : "value";
+    Object.defineProperty(proto, name, { ...d, [key]: new Proxy(d[key], { apply: make }) });
+  };
+  wrap(self.Navigator && Navigator.prototype, "platform", () => value);
+  if (hint === null || !self.NavigatorUAData) return;
+  const P = NavigatorUAData.prototype;
+  wrap(P, "platform", () => hint);
+  wrap(P, "toJSON", (f, that, args) => ({ ...Reflect.apply(f, that, args), platform: hint }));
+  wrap(P, "getHighEntropyValues", (f, that, args) =>
+    Reflect.apply(f, that, args).then((v) => ({ ...v, platform: hint })));
+})();`;
+}
+
 /**
  * Checks the free-text page options when the request is parsed, so a bad value is a 400 before
  * anything is queued (the same functions build the page settings later).
@@ -125,6 +182,9 @@ export function checkPageSettings(options: RenderOptions): void {
   checkLocale(options.acceptLang);
   checkTimezone(options.tz);
   userAgentFor(options.userAgent);
+  checkAuthorization(options.authorization);
+  checkPlatform(options.platform);
+  if (present(options.proxy) !== undefined) parseProxy(options.proxy as string);
 }
 
 /** The target of a request. */
@@ -141,9 +201,24 @@ export function pageSettings(options: RenderOptions, policy: AddressPolicy, adbl
   if (options.acceptLang) headers["accept-language"] = options.acceptLang;
   const consent = consentMode(options);
   const requestFilter = blockingFilter(options, adblock);
+  const platform = checkPlatform(options.platform);
+  const initScripts = [
+    ...(platform ? [platformScript(platform)] : []),
+    ...pageOptionScripts(options),
+    ...(consent ? [consentInitScript(consent)] : []),
+  ];
+  const authorization = checkAuthorization(options.authorization);
+  const proxy = present(options.proxy);
   return {
     ...(requestFilter ? { requestFilter } : {}),
-    ...(consent ? { initScripts: [consentInitScript(consent)] } : {}),
+    ...(initScripts.length > 0 ? { initScripts } : {}),
+    ...(authorization && options.url !== undefined
+      ? { authorization: { origin: new URL(options.url).origin, value: authorization } }
+      : {}),
+    ...(options.latitude !== undefined && options.longitude !== undefined
+      ? { geolocation: { latitude: options.latitude, longitude: options.longitude, accuracy: options.accuracy ?? 0 } }
+      : {}),
+    ...(proxy ? { proxy: parseProxy(proxy) } : {}),
     width: options.width,
     height: options.height,
     deviceScaleFactor: options.deviceScaleFactor,

@@ -1,5 +1,5 @@
-import { type PageSettings, type RequestFilter, type RequestInfo, resourceKind } from "@renderkit/core";
-import type { BrowserContext, Frame, Request } from "playwright-core";
+import { authorizedHeaders, type PageSettings, type RequestFilter, type RequestInfo, resourceKind } from "@renderkit/core";
+import type { BrowserContext, Frame, Page, Request } from "playwright-core";
 
 /** Counts what a page's filter blocked. */
 export interface BlockCounter {
@@ -38,15 +38,54 @@ function blocks(filter: RequestFilter, request: Request): boolean {
 
 /**
  * Routes every request of the context (all pages, all frames, out-of-process iframes included)
- * through `settings.requestFilter`, and adds the init scripts. Nothing is routed without a
- * filter. Init scripts added after a page exists still apply to its next navigation.
+ * through `settings.requestFilter`, and adds the init scripts and the emulated position. Nothing
+ * is routed without a filter. Init scripts, routes and the position added after a page exists
+ * still apply to its next navigation. (`settings.authorization` is `authorizeTargetOrigin`'s.)
  */
 export async function applyPageHooks(context: BrowserContext, settings: PageSettings, counter: BlockCounter): Promise<void> {
   for (const script of settings.initScripts ?? []) await context.addInitScript(script);
+  if (settings.geolocation) {
+    // No origin: granted to every origin the page and its frames load.
+    await context.grantPermissions(["geolocation"]);
+    await context.setGeolocation(settings.geolocation);
+  }
   const filter = settings.requestFilter;
   if (!filter) return;
-  // Playwright routes only the first request of a redirect chain and lets the browser follow the
-  // rest. The main document is never blocked, so its later hops are only shown to the filter.
+  watchRedirects(context, filter);
+  await context.route("**/*", (route, request) => {
+    if (blocks(filter, request)) {
+      counter.blocked++;
+      return route.abort("blockedbyclient").catch(() => undefined);
+    }
+    return route.continue().catch(() => undefined);
+  });
+}
+
+/**
+ * Adds `settings.authorization` to the requests of `page` that go to the target's origin, through
+ * a DevTools session of its own (Fetch domain, request stage), and takes it off redirect hops to
+ * any other origin. Not with `route.continue({ headers })`: Playwright re-applies a route's header
+ * overrides to every later hop of a redirect chain, so a redirect to another origin would carry
+ * the header. Requests made inside out-of-process (cross-site) iframes are not intercepted: they
+ * never get it. Nothing is intercepted without the setting (the fast path).
+ */
+export async function authorizeTargetOrigin(context: BrowserContext, page: Page, settings: PageSettings): Promise<void> {
+  const auth = settings.authorization;
+  if (!auth) return;
+  const cdp = await context.newCDPSession(page);
+  cdp.on("Fetch.requestPaused", (event) => {
+    const headers = authorizedHeaders(event.request.url, event.request.headers, auth);
+    const params = headers ? { headers: Object.entries(headers).map(([name, value]) => ({ name, value })) } : {};
+    cdp.send("Fetch.continueRequest", { requestId: event.requestId, ...params }).catch(() => undefined);
+  });
+  await cdp.send("Fetch.enable", { patterns: [{ urlPattern: "*", requestStage: "Request" }] });
+}
+
+/**
+ * Playwright routes only the first request of a redirect chain and lets the browser follow the
+ * rest. The main document is never blocked, so its later hops are only shown to the filter.
+ */
+function watchRedirects(context: BrowserContext, filter: RequestFilter): void {
   context.on("request", (request) => {
     if (request.redirectedFrom() === null) return;
     const info = describeRequest(request);
@@ -56,12 +95,5 @@ export async function applyPageHooks(context: BrowserContext, settings: PageSett
     } catch {
       // A throwing filter does not block.
     }
-  });
-  await context.route("**/*", (route, request) => {
-    if (blocks(filter, request)) {
-      counter.blocked++;
-      return route.abort("blockedbyclient").catch(() => undefined);
-    }
-    return route.continue().catch(() => undefined);
   });
 }

@@ -60,6 +60,11 @@ export async function setUpPage(page: Page, target: PageTarget, settings: PageSe
   if (!settings.javaScriptEnabled) steps.push(page.setJavaScriptEnabled(false));
   if (Object.keys(settings.headers).length > 0) steps.push(page.setExtraHTTPHeaders(settings.headers));
   if (cookies.length > 0) steps.push(cdp.send("Network.setCookies", { cookies }));
+  if (settings.geolocation) {
+    // `*`: granted to every origin the page and its frames load, as Playwright's grant without origin.
+    const grant = { permission: { name: "geolocation" as const }, state: "granted" as const };
+    steps.push(page.browserContext().setPermission("*", grant), page.setGeolocation(settings.geolocation));
+  }
   await Promise.all(steps);
   return cdp;
 }

@@ -1,4 +1,4 @@
-import { type PageSettings, type RequestFilter, type RequestInfo, resourceKind } from "@renderkit/core";
+import { authorizedHeaders, type PageSettings, type RequestFilter, type RequestInfo, resourceKind } from "@renderkit/core";
 import type { HTTPRequest, Page } from "puppeteer-core";
 
 /** Counts what a page's filter blocked. */
@@ -40,22 +40,25 @@ function settle(action: () => Promise<void>): void {
  * Adds the init scripts (Puppeteer applies them to out-of-process frames as it attaches to them)
  * and intercepts every request of the page through `settings.requestFilter`; without a filter
  * nothing is intercepted. Interception covers out-of-process frames too: Puppeteer enables it on
- * every frame target's session before the target runs.
+ * every frame target's session before the target runs. `settings.authorization` is added to the
+ * requests to the target's origin (each redirect hop is intercepted as a request of its own).
  */
 export async function applyPageHooks(page: Page, settings: PageSettings, counter: BlockCounter): Promise<void> {
   // One at a time: Chromium runs them in the order they were added.
   for (const script of settings.initScripts ?? []) await page.evaluateOnNewDocument(script);
   const filter = settings.requestFilter;
-  if (!filter) return;
+  const auth = settings.authorization;
+  if (!filter && !auth) return;
   page.on("request", (request) => {
     if (request.isInterceptResolutionHandled()) return;
     // A data: address never reaches the network (and is not intercepted, as with Playwright).
     if (request.url().startsWith("data:")) return;
-    if (blocks(filter, request, page)) {
+    if (filter && blocks(filter, request, page)) {
       counter.blocked++;
       settle(() => request.abort("blockedbyclient"));
     } else {
-      settle(() => request.continue());
+      const headers = authorizedHeaders(request.url(), request.headers(), auth);
+      settle(() => request.continue(headers ? { headers } : undefined));
     }
   });
   await page.setRequestInterception(true);
