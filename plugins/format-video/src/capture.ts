@@ -34,19 +34,20 @@ export const PAINTED_SCRIPT =
 /**
  * Scrolls the page's scrolling element from top to bottom over `ms`: still for the first and last
  * `dwell` of the time (so the video shows the top and the bottom), eased (sine) in between. The
- * height is read at every step, so content that grows while scrolling is reached. Steps are timers,
+ * height is read at every step, so content that grows while scrolling is reached; the tour stops
+ * where the viewport's bottom reaches `limit` (`max_height`, CSS pixels). Steps are timers,
  * not animation frames: a page that produces no frames (some headless builds while a screencast
  * runs) gets no animation frame callbacks either.
  * `elapsedMs`: how far the video already is when the script starts, so the tour keeps to the
  * video's clock and still ends at the bottom when the page was slow to answer.
  */
-export const SCROLL_SCRIPT = `({ ms, dwell, elapsedMs }) => {
+export const SCROLL_SCRIPT = `({ ms, dwell, elapsedMs, limit }) => {
   const el = document.scrollingElement || document.documentElement;
   const start = performance.now() - (elapsedMs || 0);
   const step = () => {
     const t = (performance.now() - start) / ms;
     const p = Math.min(1, Math.max(0, (t - dwell) / (1 - 2 * dwell)));
-    const top = (0.5 - Math.cos(Math.PI * p) / 2) * Math.max(0, el.scrollHeight - window.innerHeight);
+    const top = (0.5 - Math.cos(Math.PI * p) / 2) * Math.max(0, Math.min(el.scrollHeight, limit) - window.innerHeight);
     window.scrollTo({ top, left: 0, behavior: "instant" });
     if (t < 1) setTimeout(step, 16);
   };
@@ -57,10 +58,10 @@ export const SCROLL_SCRIPT = `({ ms, dwell, elapsedMs }) => {
  * One step of the same tour, for pages that run no timers (`disable_js`): scrolls to where the
  * tour is at `t` (0 to 1 of the video). Called from here every `SCROLL_STEP_MS`.
  */
-export const SCROLL_STEP_SCRIPT = `({ t, dwell }) => {
+export const SCROLL_STEP_SCRIPT = `({ t, dwell, limit }) => {
   const el = document.scrollingElement || document.documentElement;
   const p = Math.min(1, Math.max(0, (t - dwell) / (1 - 2 * dwell)));
-  const top = (0.5 - Math.cos(Math.PI * p) / 2) * Math.max(0, el.scrollHeight - window.innerHeight);
+  const top = (0.5 - Math.cos(Math.PI * p) / 2) * Math.max(0, Math.min(el.scrollHeight, limit) - window.innerHeight);
   window.scrollTo({ top, left: 0, behavior: "instant" });
 }`;
 
@@ -68,11 +69,11 @@ export const SCROLL_STEP_SCRIPT = `({ t, dwell }) => {
 const SCROLL_STEP_MS = 33;
 
 /** Drives the tour from here until `t` reaches 1 or `done()`; a failed step ends it (best effort). */
-async function driveScroll(session: PageSession, start: number, seconds: number, done: () => boolean, signal: AbortSignal) {
+async function driveScroll(session: PageSession, start: number, plan: VideoPlan, done: () => boolean, signal: AbortSignal) {
   while (!done() && !signal.aborted) {
-    const t = Math.min(1, (now() - start) / seconds);
+    const t = Math.min(1, (now() - start) / plan.duration);
     try {
-      await session.evaluate(SCROLL_STEP_SCRIPT, { t, dwell: 0.1 });
+      await session.evaluate(SCROLL_STEP_SCRIPT, { t, dwell: 0.1, limit: plan.scrollLimit });
     } catch {
       return;
     }
@@ -156,8 +157,9 @@ export async function captureFrames(
     if (plan.scroll) {
       const videoStartsAt = end - plan.frames / plan.fps;
       const elapsedMs = Math.max(0, (now() - videoStartsAt) * 1000);
-      if (plan.pageScripts) await session.evaluate(SCROLL_SCRIPT, { ms: plan.duration * 1000, dwell: 0.1, elapsedMs });
-      else tour = driveScroll(session, videoStartsAt, plan.duration, () => stopped, signal);
+      if (plan.pageScripts) {
+        await session.evaluate(SCROLL_SCRIPT, { ms: plan.duration * 1000, dwell: 0.1, elapsedMs, limit: plan.scrollLimit });
+      } else tour = driveScroll(session, videoStartsAt, plan, () => stopped, signal);
     }
     for (;;) {
       const error = failed();

@@ -89,8 +89,23 @@ function codecArgs(plan: VideoPlan): string[] {
 export const ENCODERS = { h264: "libx264", vp9: "libvpx-vp9", vp8: "libvpx" } as const;
 
 /**
+ * The filter chain: the kept part of each frame (`plan.crop`, in device pixels of a
+ * `captureWidth` × `captureHeight` frame, for `selector` and for `video_width` with
+ * `video_height`), scaled to the output size with the colour conversion.
+ */
+export function videoFilter(plan: Pick<VideoPlan, "crop" | "width" | "height" | "captureWidth" | "captureHeight">): string {
+  const { crop, captureWidth: cw, captureHeight: ch } = plan;
+  // Relative to the frame's own size: Chromium's screencast sends frames in CSS pixels at a
+  // device_scale_factor above 1 while a screenshot (the first-frame fallback) has device pixels.
+  const cut = crop
+    ? `crop=w=iw*${crop.width}/${cw}:h=ih*${crop.height}/${ch}:x=iw*${crop.x}/${cw}:y=ih*${crop.y}/${ch}:exact=1,`
+    : "";
+  return `${cut}scale=${plan.width}:${plan.height}:out_color_matrix=bt709:out_range=tv,format=yuv420p`;
+}
+
+/**
  * ffmpeg's arguments: JPEG frames on stdin at the output rate (one image per output frame, the
- * resampling is ours), scaled to the even output size and converted from JPEG's full-range BT.601
+ * resampling is ours), cut to `plan.crop` when set, scaled to the even output size and converted from JPEG's full-range BT.601
  * to limited-range BT.709, tagged as such (players assume BT.709 for HD; untagged BT.601 shifts
  * reds), yuv420p for every player, written to `output` (a file: `+faststart` and WebM's duration
  * and cues need a seekable output).
@@ -110,7 +125,7 @@ export function ffmpegArgs(plan: VideoPlan, output: string): string[] {
     "-i",
     "pipe:0",
     "-vf",
-    `scale=${plan.width}:${plan.height}:out_color_matrix=bt709:out_range=tv,format=yuv420p`,
+    videoFilter(plan),
     "-colorspace",
     "bt709",
     "-color_primaries",

@@ -7,6 +7,8 @@ import {
   type Formatter,
   ownedTempDir,
   type PageSession,
+  PRESCROLL_BUDGET_MS,
+  preScroll,
   RenderError,
 } from "@renderkit/core";
 import { captureFrames } from "./capture.js";
@@ -15,7 +17,9 @@ import { FfmpegProcess } from "./ffmpeg-process.js";
 import { findFfmpeg } from "./find-ffmpeg.js";
 import { isVideoFormat, VIDEO_FORMATS, type VideoCodec } from "./formats.js";
 import { FrameWriter } from "./frame-writer.js";
+import { frameGeometry, locateElement } from "./geometry.js";
 import { planVideo, VIDEO_OPTIONS, type VideoPlan } from "./options.js";
+import { checkVideoRules } from "./rules.js";
 
 /**
  * ffmpeg's "Unknown encoder" as a clear error. Checked after the fact instead of probing
@@ -32,6 +36,22 @@ function missingEncoder(error: unknown, codec: VideoCodec, path: string): unknow
     `Cannot make ${codec} videos: ${path} has no ${encoder} encoder; install an ffmpeg built with it (Debian/Ubuntu: apt-get install ffmpeg) or set FFMPEG_PATH`,
     { cause: error },
   );
+}
+
+/**
+ * Whether the formatter runs the lazy-load pre-scroll itself: the core runs it for `full_page`,
+ * and `video_scroll` alone must behave the same (unless `skip_scroll`).
+ */
+function ownPreScroll(plan: VideoPlan, options: FormatContext["options"]): boolean {
+  return plan.scroll && !options.fullPage && !options.skipScroll;
+}
+
+/** After a tour: true when the page is taller than the tour went (`max_height`). */
+async function tourCut(session: PageSession, plan: VideoPlan): Promise<boolean> {
+  const height = await session
+    .evaluate<number>("() => (document.scrollingElement || document.documentElement).scrollHeight")
+    .catch(() => 0);
+  return height > plan.scrollLimit;
 }
 
 /** Settings fixed per renderer (`videoFormats(options)`). */
@@ -61,10 +81,15 @@ export class VideoFormatter implements Formatter {
   readonly options = VIDEO_OPTIONS;
   constructor(private readonly settings: VideoFormatterSettings = DEFAULT_VIDEO_SETTINGS) {}
 
-  /** Checks the video options for `format` (codec against container, size); throws `InvalidOptions`. */
+  /**
+   * Checks the video options for `format` (codec against container, size) and refuses the options
+   * a video cannot honour (`VIDEO_RULES`); throws `InvalidOptions`.
+   */
   validate(options: FormatContext["options"], format: FormatSpec): VideoPlan {
     if (!isVideoFormat(format.format)) throw new Error(`${this.name} cannot produce ${format.format}`);
-    return planVideo(options, format.format);
+    const plan = planVideo(options, format.format);
+    checkVideoRules(options, format.format);
+    return plan;
   }
 
   /**
@@ -72,7 +97,9 @@ export class VideoFormatter implements Formatter {
    * read by the core yet (see the README's "Core hooks"); the attempt budget must cover it.
    */
   extraTimeMs(options: FormatContext["options"], format: FormatSpec): number {
-    return Math.round(this.validate(options, format).duration * 1000) + this.settings.encodeTimeoutMs;
+    const plan = this.validate(options, format);
+    const preScrollMs = ownPreScroll(plan, options) ? PRESCROLL_BUDGET_MS : 0;
+    return Math.round(plan.duration * 1000) + this.settings.encodeTimeoutMs + preScrollMs;
   }
 
   /** Runs before the page opens: a bad option combination fails without loading anything. */
@@ -81,10 +108,53 @@ export class VideoFormatter implements Formatter {
     return {};
   }
 
+  /**
+   * Prepares the page for the capture and settles the frame: the lazy-load pre-scroll for a
+   * `video_scroll` tour (the core does it for `full_page`); for `selector`, the element scrolled
+   * into view and its visible box as the crop (`truncated` when it is larger than the viewport;
+   * the whole viewport when nothing visible matches, unless `fail_if_selector_missing`).
+   */
+  private async shape(
+    session: PageSession,
+    plan: VideoPlan,
+    options: FormatContext["options"],
+    signal: AbortSignal,
+  ): Promise<{ plan: VideoPlan; truncated: boolean }> {
+    if (ownPreScroll(plan, options)) {
+      await preScroll(
+        session,
+        {
+          increment: options.scrollIncrement ?? options.height,
+          delay: options.scrollDelay,
+          maxHeight: plan.scrollLimit,
+          budgetMs: PRESCROLL_BUDGET_MS,
+          pageTimers: plan.pageScripts,
+        },
+        signal,
+      );
+    }
+    if (!options.selector) return { plan, truncated: false };
+    const frame = { width: plan.captureWidth, height: plan.captureHeight };
+    const found = await locateElement(session, options.selector, frame, options.deviceScaleFactor);
+    if (!found) {
+      if (options.failIfSelectorMissing) {
+        throw new RenderError("EngineResponseNotOkError", `selector: nothing visible matches "${options.selector}"`);
+      }
+      return { plan, truncated: false };
+    }
+    const geometry = frameGeometry(
+      frame,
+      found.region,
+      options.videoWidth as number | undefined,
+      options.videoHeight as number | undefined,
+    );
+    return { plan: { ...plan, crop: geometry.crop, width: geometry.width, height: geometry.height }, truncated: found.truncated };
+  }
+
   async render(session: PageSession, context: FormatContext): Promise<FormatOutput> {
     const entered = performance.now();
-    const plan = this.validate(context.options, context.format);
-    const { signal, logger } = context;
+    const { signal, logger, options } = context;
+    const { plan, truncated: cut } = await this.shape(session, this.validate(options, context.format), options, signal);
     const { path } = findFfmpeg(this.settings.ffmpegPath);
     const dir = await ownedTempDir("renderkit-video-");
     let ffmpeg: FfmpegProcess | undefined;
@@ -110,6 +180,7 @@ export class VideoFormatter implements Formatter {
         throw missingEncoder(error, plan.codec, path);
       });
       const body = await readFile(output);
+      const truncated = cut || (plan.scroll && (await tourCut(session, plan)));
       logger.debug("video encoded", {
         renderId: context.renderId,
         codec: plan.codec,
@@ -133,6 +204,7 @@ export class VideoFormatter implements Formatter {
           codec: plan.codec,
           width: plan.width,
           height: plan.height,
+          ...(truncated ? { truncated: true } : {}),
         },
       };
     } finally {

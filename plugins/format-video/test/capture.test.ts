@@ -10,6 +10,7 @@ const plan: VideoPlan = {
   frames: 10,
   duration: 1,
   scroll: false,
+  scrollLimit: 20_000,
   pageScripts: true,
   quality: 30,
   preset: "veryfast",
@@ -110,7 +111,7 @@ describe("captureFrames", () => {
     await captureFrames(session, { ...plan, scroll: true }, recorder().emit, never);
     expect(calls.evaluated).toEqual([
       [PAINTED_SCRIPT, undefined],
-      [SCROLL_SCRIPT, { ms: 1000, dwell: 0.1, elapsedMs: expect.any(Number) }],
+      [SCROLL_SCRIPT, { ms: 1000, dwell: 0.1, elapsedMs: expect.any(Number), limit: 20_000 }],
     ]);
   });
 

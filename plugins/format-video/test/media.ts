@@ -99,3 +99,46 @@ export async function distinctFrames(file: string): Promise<number> {
   }
   return distinct;
 }
+
+/** Every decoded frame of a video as RGB, at its own size. */
+export async function allFrames(file: string): Promise<{ width: number; height: number; frames: Buffer[] }> {
+  const info = await probe(file);
+  const raw = await run("ffmpeg", ["-v", "error", "-i", file, "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"]);
+  const size = info.width * info.height * 3;
+  const frames: Buffer[] = [];
+  for (let at = 0; at + size <= raw.length; at += size) frames.push(raw.subarray(at, at + size));
+  return { width: info.width, height: info.height, frames };
+}
+
+/**
+ * Pixels of an RGB frame (`width` wide) farther than `tolerance` from `colour`, looking at the
+ * rectangle `inset` pixels inside the frame's edges.
+ */
+export function offColour(frame: Buffer, width: number, colour: readonly number[], tolerance: number, inset = 0): number {
+  const height = frame.length / 3 / width;
+  let off = 0;
+  for (let y = inset; y < height - inset; y++) {
+    for (let x = inset; x < width - inset; x++) {
+      const at = (y * width + x) * 3;
+      if (distance([frame[at]!, frame[at + 1]!, frame[at + 2]!], colour) > tolerance) off++;
+    }
+  }
+  return off;
+}
+
+/** BT.709 luma of an RGB colour. */
+export const luma = (c: readonly number[]) => 0.2126 * c[0]! + 0.7152 * c[1]! + 0.0722 * c[2]!;
+
+/**
+ * Pixels of an RGB frame whose luma is farther than `tolerance` from `colour`'s. At an element's
+ * edge the chroma blends with its neighbour (JPEG frames and yuv420p keep one colour per 2×2
+ * pixels) but the luma is the element's own: a crop one pixel off shows in luma.
+ */
+export function offLuma(frame: Buffer, colour: readonly number[], tolerance: number): number {
+  const target = luma(colour);
+  let off = 0;
+  for (let at = 0; at + 2 < frame.length; at += 3) {
+    if (Math.abs(luma([frame[at]!, frame[at + 1]!, frame[at + 2]!]) - target) > tolerance) off++;
+  }
+  return off;
+}
