@@ -3,6 +3,7 @@ import { RenderError } from "../errors.js";
 import type { RenderOptions } from "../options/catalogue.js";
 import { abortReason } from "../util/timeout.js";
 import { forOption } from "./option-errors.js";
+import { parseClip } from "./shape-values.js";
 
 /** Largest side of one capture in device pixels: Chromium's limit is 16,384; WebP's is 16,383. */
 export const MAX_CAPTURE_PIXELS = 16_383;
@@ -13,6 +14,11 @@ export const MAX_CAPTURE_PIXELS = 16_383;
  * 2,048 px sections are ~40% slower.
  */
 export const SECTION_PIXELS = 8_192;
+/**
+ * Largest side of a `full_page_mode: native` capture in device pixels: Chromium's texture limit.
+ * Beyond it a single beyond-viewport capture repeats or drops content, so the area is cut there.
+ */
+export const NATIVE_MAX_PIXELS = 16_384;
 /** Largest capture in device pixels (width × height): sharp's default input limit, 0x3FFF². */
 export const MAX_TOTAL_PIXELS = 0x3fff * 0x3fff;
 
@@ -34,7 +40,10 @@ export interface Capture {
   /** Encoding of every section: the type asked for, except png when there is more than one section. */
   type: "png" | "jpeg";
   sections: CaptureSection[];
-  /** Size of the captured area in CSS pixels (the sum of the sections' heights). */
+  /**
+   * Size of the captured area in CSS pixels (the sum of the sections' heights). A viewport capture
+   * narrowed by `max_width` has sections wider than `width`: the formatter cuts them on the right.
+   */
   width: number;
   height: number;
   /** Device pixels per CSS pixel. */
@@ -95,8 +104,9 @@ async function captureArea(
   dpr: number,
   base: { type: "png" | "jpeg"; quality?: number; omitBackground: boolean },
   signal: AbortSignal | undefined,
+  native = false,
 ): Promise<Pick<Capture, "type" | "sections">> {
-  if (area.height * dpr <= MAX_CAPTURE_PIXELS) {
+  if (native || area.height * dpr <= MAX_CAPTURE_PIXELS) {
     const bytes = await session.screenshot({ ...base, fullPage: true, clip: area });
     return { type: base.type, sections: [{ bytes, top: 0, height: area.height }] };
   }
@@ -114,8 +124,10 @@ async function captureArea(
 }
 
 /**
- * Screenshot of what the request asks for: the element of `selector` (falling back to the
- * viewport unless `fail_if_selector_missing`), the full page, or the viewport. Full pages and
+ * Screenshot of what the request asks for: the `clip` rectangle, the element of `selector` (falling
+ * back to the viewport unless `fail_if_selector_missing`), the full page (its scroll width with
+ * `full_width`), or the viewport; at most `max_width` CSS px wide. `full_page_mode: native` takes
+ * an area in one capture cut at `NATIVE_MAX_PIXELS`; `stitch` (default) in sections. Full pages and
  * elements are cut at `max_height` CSS pixels and at `MAX_TOTAL_PIXELS`; taller than one capture,
  * they come in sections (`captureArea`). `limits` lets a format that would cut the image anyway
  * (an encoder's size limit) skip capturing what it would throw away.
@@ -129,11 +141,18 @@ export async function captureScreenshot(
   const base = {
     type,
     quality: type === "jpeg" ? options.quality : undefined,
-    omitBackground: options.transparent && type === "png",
+    // `bg_color` is painted by the formatter behind the transparent capture.
+    omitBackground: (options.transparent || options.bgColor !== undefined) && type === "png",
   };
   const dpr = options.deviceScaleFactor;
+  const native = options.fullPageMode === "native";
+  const bounds = native
+    ? { ...limits, maxPixelHeight: Math.min(limits.maxPixelHeight ?? NATIVE_MAX_PIXELS, NATIVE_MAX_PIXELS) }
+    : limits;
+  const clip = options.clip === undefined ? undefined : parseClip(options.clip);
   let whole: Box | undefined;
-  if (options.selector) {
+  if (clip) whole = await clipInPage(session, clip);
+  else if (options.selector) {
     const box = await forOption("selector", session.elementBox(options.selector));
     if (box && box.width > 0 && box.height > 0) whole = box;
     else if (options.failIfSelectorMissing) {
@@ -142,15 +161,33 @@ export async function captureScreenshot(
   }
   if (!whole && options.fullPage) {
     const size = await session.documentSize();
-    whole = { x: 0, y: 0, width: options.width, height: Math.max(1, size.height) };
+    const width = options.fullWidth ? Math.max(options.width, size.width) : options.width;
+    whole = { x: 0, y: 0, width, height: Math.max(1, size.height) };
   }
   if (!whole) {
     const bytes = await session.screenshot({ ...base, fullPage: false });
     const sections = [{ bytes, top: 0, height: options.height }];
-    return { type, sections, width: options.width, height: options.height, deviceScaleFactor: dpr, truncated: false };
+    // `max_width` on a viewport capture: the formatter cuts the image to `width`.
+    const width = Math.min(options.width, options.maxWidth ?? options.width);
+    return { type, sections, width, height: options.height, deviceScaleFactor: dpr, truncated: false };
   }
-  const kept = captureBounds(whole, dpr, options.maxHeight, limits);
+  // `max_width` is asked for, so cutting to it is not `truncated`.
+  if (options.maxWidth !== undefined) whole = { ...whole, width: Math.min(whole.width, options.maxWidth) };
+  const kept = captureBounds(whole, dpr, options.maxHeight, bounds);
   const area = { ...whole, width: kept.width, height: kept.height };
-  const captured = await captureArea(session, area, dpr, base, limits.signal);
+  const captured = await captureArea(session, area, dpr, base, limits.signal, native);
   return { ...captured, width: area.width, height: area.height, deviceScaleFactor: dpr, area, truncated: kept.truncated };
+}
+
+/** `clip` checked against the page: a rectangle reaching beyond the document is the caller's error (400). */
+async function clipInPage(session: PageSession, clip: Box): Promise<Box> {
+  const size = await session.documentSize();
+  if (clip.x + clip.width > size.width || clip.y + clip.height > size.height) {
+    throw new RenderError(
+      "InvalidOptions",
+      `Option clip (${clip.x},${clip.y},${clip.width},${clip.height}) reaches beyond the page, which is ${size.width}×${size.height} CSS px`,
+      { details: { option: "clip" } },
+    );
+  }
+  return clip;
 }

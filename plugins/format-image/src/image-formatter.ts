@@ -14,9 +14,10 @@ import {
   sleep,
 } from "@renderkit/core";
 import { isFlatCapture } from "./blank.js";
-import { type ConvertOptions, type ConvertResult, convertImage, directCaptureType } from "./convert.js";
+import { type ConvertResult, convertImage, directCaptureType } from "./convert.js";
 import { DEFAULT_ENCODER, type EncoderSettings } from "./encoder.js";
 import { IMAGE_FORMATS, isImageFormat, MAX_DIMENSION } from "./formats.js";
+import { addedHeight, convertOptions, validateShaping, withCapture } from "./shaping.js";
 import { imageSize } from "./stitch.js";
 
 /** Pause before the second capture of a blank-looking page (after two animation frames), in ms. */
@@ -56,9 +57,10 @@ async function captureChecked(
 
 /**
  * png, jpg, webp and avif from a screenshot of the prepared page (`selector`, `full_page` or the
- * viewport, as `captureScreenshot` decides). png and jpg without thumbs from a single capture come
- * straight from the engine; everything else (other formats, thumbs, tall captures in sections) is
- * converted by sharp (`convertImage`), which stitches sections.
+ * viewport, as `captureScreenshot` decides, with `clip`, `full_width`, `max_width`). png and jpg
+ * from a single capture without shaping come straight from the engine; everything else (other
+ * formats, thumbs, `bg_color`, `img_*`, the header strip, tall captures in sections) is converted
+ * by sharp (`convertImage`), which stitches sections.
  * Result extras: `width` and `height` of the output in pixels, `truncated` (always), and
  * `blank: true` only when the capture stayed one flat colour while the page had visible content.
  */
@@ -68,26 +70,32 @@ export class ImageFormatter implements Formatter {
 
   constructor(private readonly encoder: EncoderSettings = DEFAULT_ENCODER) {}
 
-  /** Without thumbs the output is the capture's size, so nothing below the encoder's limit is captured. */
+  /**
+   * Without thumbs the output is the capture's size (plus padding and header strip), so nothing
+   * below the encoder's limit is captured.
+   */
   maxPixelHeight(options: FormatContext["options"], spec: FormatSpec): number | undefined {
     const resized = options.thumbWidth !== undefined || options.thumbHeight !== undefined;
-    return resized || !isImageFormat(spec.format) ? undefined : MAX_DIMENSION[spec.format];
+    return resized || !isImageFormat(spec.format) ? undefined : Math.max(1, MAX_DIMENSION[spec.format] - addedHeight(options));
+  }
+
+  /** Colours (`bg_color`, `img_bg`) are checked by sharp's parser when the request is parsed. */
+  validate(options: FormatContext["options"]): void {
+    validateShaping(options);
   }
 
   async render(session: PageSession, context: FormatContext): Promise<FormatOutput> {
     const { format } = context.format;
     if (!isImageFormat(format)) throw new Error(`${this.name} cannot produce ${format}`);
     const { options, signal } = context;
-    const convert: ConvertOptions = {
-      format,
-      quality: options.quality,
-      transparent: options.transparent,
-      thumbWidth: options.thumbWidth,
-      thumbHeight: options.thumbHeight,
-    };
-    const direct = directCaptureType(format, convert);
+    const base = await convertOptions(format, options);
+    // A viewport capture is cut to `max_width` by sharp, so it cannot come straight from the engine.
+    const cut = options.maxWidth !== undefined && options.maxWidth < options.width;
+    const header = options.showTimestamp || options.showUrl;
+    const direct = cut || header ? undefined : directCaptureType(format, base);
     const maxPixelHeight = this.maxPixelHeight(options, context.format);
     const { capture, blank } = await captureChecked(session, options, direct ?? "png", maxPixelHeight, signal);
+    const convert = withCapture(base, options, capture, session);
     const [single] = capture.sections;
     // sharp cannot be interrupted; on abort the render answers at once and the encode finishes unobserved.
     const output: ConvertResult =

@@ -21,7 +21,8 @@ export interface OpenedImage {
 }
 
 /**
- * Opens the sections of a capture as one image, the first on top. One section is read as it is.
+ * Opens the sections of a capture as one image, the first on top. One section is read as it is,
+ * or cut on the right to `maxWidth` pixels when wider (sections of an area capture are already cut).
  * Several of equal height (the last may be shorter) are joined by libvips (`join`, one per row):
  * the join pads the last row to the others' height and an extract cuts the padding. libvips reads
  * the inputs in order, strip by strip, so memory stays near one strip of the output, not the whole
@@ -30,10 +31,17 @@ export interface OpenedImage {
  * are composited onto a canvas and materialised as a fast PNG first, because sharp composites after
  * resizing and the caller may resize.
  */
-export async function openSections(sections: readonly Uint8Array[]): Promise<OpenedImage> {
+export async function openSections(sections: readonly Uint8Array[], maxWidth?: number): Promise<OpenedImage> {
   const [first] = sections;
   if (!first) throw new RangeError("a capture has at least one section");
-  if (sections.length === 1) return { pipeline: sharp(first, INPUT_LIMIT), size: await imageSize(first) };
+  if (sections.length === 1) {
+    const size = await imageSize(first);
+    const pipeline = sharp(first, INPUT_LIMIT);
+    if (maxWidth === undefined || size.width <= maxWidth) return { pipeline, size };
+    // A viewport capture cut to `max_width` (a pre-resize extract: sharp cuts before any thumb resize).
+    const cut = { width: maxWidth, height: size.height };
+    return { pipeline: pipeline.extract({ left: 0, top: 0, ...cut }), size: cut };
+  }
   const sizes = await Promise.all(sections.map(imageSize));
   const width = sizes[0]?.width ?? 0;
   if (sizes.some((s) => s.width !== width)) throw new RangeError("the sections of a capture differ in width");

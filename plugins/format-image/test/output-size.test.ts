@@ -45,4 +45,24 @@ describe("planOutput", () => {
     });
     expect(planOutput({ width: 1280, height: 16_384 }, { width: 640 }, 16_383)).toMatchObject({ height: 8192, truncated: false });
   });
+
+  it("img_fit: fill and contain give the box; inside fits within it, outside covers it without cropping", () => {
+    for (const fit of ["fill", "contain", "cover"] as const) {
+      expect(planOutput(screen, { width: 300, height: 300, fit }, NO_LIMIT)).toMatchObject({ width: 300, height: 300 });
+    }
+    expect(planOutput(screen, { width: 300, height: 300, fit: "inside" }, NO_LIMIT)).toMatchObject({
+      resize: { width: 300, height: 300, fit: "inside" },
+      width: 300,
+      height: 188,
+    });
+    expect(planOutput(screen, { width: 300, height: 300, fit: "outside" }, NO_LIMIT)).toMatchObject({ width: 480, height: 300 });
+  });
+
+  it("reserves room for padding and the header strip below the encoder's limit", () => {
+    expect(planOutput({ width: 1280, height: 16_383 }, {}, 16_383, { width: 20, height: 52 })).toMatchObject({
+      width: 1280,
+      height: 16_331,
+      truncated: true,
+    });
+  });
 });
