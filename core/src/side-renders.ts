@@ -1,17 +1,33 @@
 import type { AttemptDeps, AttemptPlan } from "./attempt.js";
 import type { PageSession } from "./contracts/engine.js";
 import type { FormatSpec, Formatter } from "./contracts/formatter.js";
+import { MHTML_SPEC, mhtmlSnapshot } from "./defaults/mhtml-formatter.js";
+import { RenderError } from "./errors.js";
 import { htmlSnapshot } from "./page/html-snapshot.js";
 import { extractMetadata } from "./page/metadata.js";
 import { renderAddress } from "./render-address.js";
+import { savedCookies } from "./side/cookies.js";
+import { savedHeaders } from "./side/headers.js";
+import { extractLinks } from "./side/links.js";
 
 /** The markdown formatter, when one is installed (for `save_markdown`). */
 export type SideFormatters = { md?: { formatter: Formatter; spec: FormatSpec } };
 
+const JSON_TYPE = "application/json; charset=utf-8";
+
+/** The engine's session lacks what `option` needs: the request cannot be honoured on it. */
+function unsupported(option: string, what: string): RenderError {
+  return new RenderError("InvalidOptions", `Option ${option} needs an engine that can ${what}`, { details: { option } });
+}
+
+const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value, null, 2), "utf8");
+
 /**
  * Side renders of any format, taken from the same prepared page before the main format runs:
- * `metadata` / `save_metadata` (JSON), `save_html` (standalone HTML), `save_markdown`.
- * Each stored file lives as long as the render and gets its own address in the result.
+ * `metadata` / `save_metadata` (JSON), `save_html` (standalone HTML), `save_markdown`,
+ * `save_mhtml` (Chromium's MHTML snapshot), `save_cookies`, `save_headers`, `save_links` and
+ * `save_resource_info` (JSON). Each stored file lives as long as the render and gets its own
+ * address in the result (and so in the status record and the webhook). Nothing stored is logged.
  */
 export async function sideRenders(
   session: PageSession,
@@ -21,10 +37,12 @@ export async function sideRenders(
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {
   const { options, renderId } = plan;
+  const format = plan.format.format;
   const extras: Record<string, unknown> = {};
   const expiresAt = Date.now() + deps.settings.renderTtlSeconds * 1000;
-  const store = async (extension: string, contentType: string, body: Uint8Array): Promise<string> => {
-    const key = `${renderId}.${extension}`;
+  // `<id>.<ext>` or `<id>-<what>.<ext>`: the server serves one dot, after the name.
+  const store = async (suffix: string, contentType: string, body: Uint8Array): Promise<string> => {
+    const key = `${renderId}${suffix}`;
     await deps.storage.put(key, body, { contentType, expiresAt });
     return (await renderAddress(deps.storage, deps.settings, key)).url;
   };
@@ -32,17 +50,47 @@ export async function sideRenders(
     const metadata = await extractMetadata(session, options.url);
     extras.metadata = metadata;
     if (options.saveMetadata) {
-      extras.metadataUrl = await store("json", "application/json; charset=utf-8", Buffer.from(JSON.stringify(metadata, null, 2)));
+      extras.metadataUrl = await store(".json", JSON_TYPE, Buffer.from(JSON.stringify(metadata, null, 2)));
     }
   }
-  if (options.saveHtml && plan.format.format !== "html") {
-    extras.htmlUrl = await store("html", "text/html; charset=utf-8", Buffer.from(await htmlSnapshot(session), "utf8"));
+  if (options.saveHtml && format !== "html") {
+    extras.htmlUrl = await store(".html", "text/html; charset=utf-8", Buffer.from(await htmlSnapshot(session), "utf8"));
   }
-  if (options.saveMarkdown && plan.format.format !== "md" && side.md) {
+  if (options.saveMarkdown && format !== "md" && side.md) {
     const { formatter, spec } = side.md;
     const output = await formatter.render(session, { renderId, format: spec, options, logger: deps.logger, signal });
     const body = output.body instanceof Uint8Array ? output.body : await collect(output.body);
-    extras.markdownUrl = await store(spec.extension, spec.contentType, body);
+    extras.markdownUrl = await store(`.${spec.extension}`, spec.contentType, body);
+  }
+  if (options.saveMhtml && format !== "mhtml") {
+    if (!session.snapshot) throw unsupported("save_mhtml", "take an MHTML snapshot");
+    extras.mhtmlUrl = await store(`.${MHTML_SPEC.extension}`, MHTML_SPEC.contentType, await mhtmlSnapshot(session));
+  }
+  Object.assign(extras, await pageFacts(session, plan, store));
+  return extras;
+}
+
+type Store = (suffix: string, contentType: string, body: Uint8Array) => Promise<string>;
+
+/** `save_cookies`, `save_headers`, `save_links`, `save_resource_info`: JSON files of what the page is and did. */
+async function pageFacts(session: PageSession, plan: AttemptPlan, store: Store): Promise<Record<string, unknown>> {
+  const { options } = plan;
+  const extras: Record<string, unknown> = {};
+  if (options.saveCookies) {
+    if (!session.cookies) throw unsupported("save_cookies", "read the page's cookies");
+    extras.cookiesUrl = await store("-cookies.json", JSON_TYPE, json(savedCookies(await session.cookies())));
+  }
+  if (options.saveHeaders) {
+    extras.headersUrl = await store("-headers.json", JSON_TYPE, json(savedHeaders(session.response, options.url === undefined)));
+  }
+  if (options.saveLinks) {
+    extras.linksUrl = await store("-links.json", JSON_TYPE, json(await extractLinks(session)));
+  }
+  if (options.saveResourceInfo) {
+    const report = session.resources?.();
+    if (!report) throw unsupported("save_resource_info", "record the page's requests");
+    extras.resourceInfoUrl = await store("-resources.json", JSON_TYPE, json(report.requests));
+    if (report.omitted > 0) extras.resourceInfoOmitted = report.omitted;
   }
   return extras;
 }
