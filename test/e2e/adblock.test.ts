@@ -106,7 +106,7 @@ forEachEngine((engine) => {
     // The `@@` exception lets this one through.
     expect(run.requested(ADBLOCK_ASSET.allowedScript, AD_HOST)).toBe(true);
 
-    // Where these points show the ads when nothing blocks them: the unloadable-list check below.
+    // Where these points show the ads when nothing blocks them: the control below.
     const image = await decodeRender(run.result);
     const at = (area: (typeof AREAS)[keyof typeof AREAS]) => areaCentre(area);
     expectColour(image, at(AREAS.content).x, at(AREAS.content).y, COLOUR.blue);
@@ -117,7 +117,7 @@ forEachEngine((engine) => {
   });
 
   // On one engine each: the filter engine, the option and the formats are the core's, whatever the engine.
-  once("control: without block_ads the ads load and are in the output (PDF)", async () => {
+  once("control: without block_ads the ads load and are in the output (PDF and png)", async () => {
     const run = await render({ format: "pdf" });
     expect(run.requested(ADBLOCK_ASSET.adScript, AD_HOST)).toBe(true);
     expect(run.requested(ADBLOCK_ASSET.adFrame, TRACKER_HOST)).toBe(true);
@@ -125,6 +125,11 @@ forEachEngine((engine) => {
     const text = await pdfText(run.result);
     for (const word of [AREAS.content.word, AREAS.banner.word, AREAS.promo.word, AREAS.scripted.word, ALLOWED_WORD]) {
       expect(text).toContain(word);
+    }
+    const image = await decodeRender((await render()).result);
+    for (const area of Object.values(AREAS)) {
+      const { x, y } = areaCentre(area);
+      expectColour(image, x, y, area.colour);
     }
   });
 
@@ -137,7 +142,7 @@ forEachEngine((engine) => {
     for (const word of [AREAS.banner.word, AREAS.promo.word, AREAS.scripted.word, FRAME_WORD]) expect(text).not.toContain(word);
   });
 
-  once("a list that cannot be loaded: the render succeeds, every ad loads and paints, and a warning is logged", async () => {
+  once("a list that cannot be loaded: the render fails with a clear error instead of rendering the ads", async () => {
     // A missing file fails at once (no such file): no download to wait for. This renderer has
     // its own lists (and data directory) but renders in the shared renderer's browser.
     const logger = new RecordingLogger();
@@ -151,15 +156,17 @@ forEachEngine((engine) => {
       adblock: { lists: [join(listDir, "missing.txt")], refreshSeconds: 3600 },
     });
     try {
-      const run = await render({ block_ads: true }, renderer);
-      expect(run.result.format).toBe("png");
-      expect(run.requested(ADBLOCK_ASSET.adScript, AD_HOST)).toBe(true);
-      expect(run.requested(ADBLOCK_ASSET.adFrame, TRACKER_HOST)).toBe(true);
-      const image = await decodeRender(run.result);
-      for (const area of Object.values(AREAS)) {
-        const { x, y } = areaCentre(area);
-        expectColour(image, x, y, area.colour);
-      }
+      const before = fixture.requests.length;
+      const error = await render({ block_ads: true }, renderer).then(
+        () => undefined,
+        (e: unknown) => e as { code?: string; message?: string },
+      );
+      expect(error).toMatchObject({ code: "EngineResponseNotOkError" });
+      expect(error?.message).toBe(
+        "block_ads: no ad filter list could be loaded on this server (see its log); the render was not made without ad blocking",
+      );
+      // Not a single request of the page was made, and the operator learns why from the log.
+      expect(fixture.requests.length).toBe(before);
       const warnings = logger.at("warn").map((e) => `${e.message} ${JSON.stringify(e.fields)}`);
       expect(warnings.some((w) => w.includes("no filter list could be loaded") && w.includes("no such file"))).toBe(true);
     } finally {

@@ -20,8 +20,54 @@ export interface OptionRule {
   why: string;
 }
 
+/** Formats that `thumb_width` / `thumb_height` resize. */
+const RESIZED_FORMATS = new Set(["png", "jpg", "webp", "avif"]);
+/** Formats with a transparent background (`transparent`). */
+const ALPHA_FORMATS = new Set(["png", "webp", "avif", "svg"]);
+
+/** PDF options without a default (or off by default) that only the pdf format reads. */
+const PDF_ONLY = [
+  "pdfPageWidth",
+  "pdfPageHeight",
+  "pdfMarginTop",
+  "pdfMarginRight",
+  "pdfMarginBottom",
+  "pdfMarginLeft",
+  "pdfPageRange",
+  "pdfShowHeader",
+  "pdfShowFooter",
+] as const;
+
 /** Rules about options that existed before issue 11. */
-export const CORE_RULES: readonly OptionRule[] = [];
+export const CORE_RULES: readonly OptionRule[] = [
+  ...PDF_ONLY.map(
+    (option): OptionRule => ({
+      option,
+      when: (o, format) => format !== "pdf" && o[option] !== undefined && o[option] !== false,
+      why: "applies to format pdf only",
+    }),
+  ),
+  {
+    option: "selector",
+    when: (o, format) => format === "pdf" && o.selector !== undefined && o.selector !== "",
+    why: "cannot be used with format pdf: a PDF prints the whole document (capture the element as png, or hide the rest with hide_selector)",
+  },
+  {
+    option: "thumbWidth",
+    when: (o, format) => o.thumbWidth !== undefined && !RESIZED_FORMATS.has(format),
+    why: "resizes images only (png, jpg, webp, avif)",
+  },
+  {
+    option: "thumbHeight",
+    when: (o, format) => o.thumbHeight !== undefined && !RESIZED_FORMATS.has(format),
+    why: "resizes images only (png, jpg, webp, avif)",
+  },
+  {
+    option: "transparent",
+    when: (o, format) => o.transparent === true && !ALPHA_FORMATS.has(format),
+    why: "needs a format with transparency (png, webp, avif, svg); jpg, pdf and the other formats have none",
+  },
+];
 
 /** Every rule, in the order they are checked. */
 export const OPTION_RULES: readonly OptionRule[] = [...CORE_RULES, ...IMAGE_RULES, ...SIDE_RULES, ...TARGET_RULES, ...WAIT_RULES];

@@ -6,6 +6,8 @@ import type { AdBlocker } from "../prepare/adblock/index.js";
 import { checkBlockPatterns } from "../prepare/blocking.js";
 import { consentMode, settleConsent } from "../prepare/consent/index.js";
 import { clickAndDismiss, scrollAndHover } from "../prepare/interactions.js";
+import { finishAnimations, hideXPath, highlightText, stopCssAnimations } from "../prepare/page-changes.js";
+import { showReaderView } from "../prepare/readable.js";
 import { preScroll } from "../prepare/scroll.js";
 import { sleep, withTimeout } from "../util/timeout.js";
 import { captureBounds } from "./capture.js";
@@ -79,9 +81,11 @@ export function hideCss(selectors: string): string {
 
 /**
  * Runs the request's page preparation in a fixed order (docs/page-preparation.md): status check,
- * `wait_for` / `wait_to_leave`, consent banners, ad hiding, `css`, `hide_selector`, `js`, `click`,
- * `click_all`, `press_escape`, lazy-load pre-scroll, `scroll_to`, `hover`, `delay`. Engines
- * supply the primitives; the order is the same for all.
+ * `wait_for` / `wait_to_leave`, consent banners, `readable`, ad hiding, `disable_animations`
+ * (CSS), `css`, `hide_selector` / `hide_selector_x`, `js`, `click`, `click_all`, `press_escape`,
+ * lazy-load pre-scroll, `scroll_to`, `hover`, `delay`, then just before capture `hide_selector_x`
+ * again, `highlight` and `disable_animations` (finishing animations). Engines supply the
+ * primitives; the order is the same for all.
  */
 export async function preparePage(
   session: PageSession,
@@ -94,22 +98,24 @@ export async function preparePage(
   if (options.waitFor) {
     const found = await forOption(
       "wait_for",
-      session.waitForSelector(options.waitFor, { state: "visible", timeoutMs: waitTimeout }),
+      session.waitForSelector(options.waitFor, { state: options.waitForState, timeoutMs: waitTimeout }),
     );
     if (found && options.failIfSelectorPresent) {
       throw pageError(`wait_for: "${options.waitFor}" is present (fail_if_selector_present is set)`);
     }
     if (!found && options.failIfSelectorMissing) {
-      throw pageError(`wait_for: "${options.waitFor}" did not appear within ${waitTimeout} ms`);
+      const what = options.waitForState === "attached" ? "was not in the page" : "did not appear";
+      throw pageError(`wait_for: "${options.waitFor}" ${what} within ${waitTimeout} ms`);
     }
   }
   if (options.waitToLeave) {
     const left = await forOption(
       "wait_to_leave",
-      session.waitForSelector(options.waitToLeave, { state: "hidden", timeoutMs: waitTimeout }),
+      session.waitForSelector(options.waitToLeave, { state: options.waitToLeaveState, timeoutMs: waitTimeout }),
     );
     if (!left && options.failIfSelectorMissing) {
-      throw pageError(`wait_to_leave: "${options.waitToLeave}" was still visible after ${waitTimeout} ms`);
+      const what = options.waitToLeaveState === "detached" ? "in the page" : "visible";
+      throw pageError(`wait_to_leave: "${options.waitToLeave}" was still ${what} after ${waitTimeout} ms`);
     }
   }
   const consent = consentMode(options);
@@ -122,12 +128,18 @@ export async function preparePage(
     });
     context.logger.debug("consent banners", { renderId: context.renderId, mode: consent, ...report });
   }
+  if (options.readable) {
+    const length = await showReaderView(session);
+    context.logger.debug("reader view", { renderId: context.renderId, length });
+  }
   if (context.adblock) {
     const css = await context.adblock.cosmeticCss(session);
     if (css) await session.addStyle(css);
   }
+  if (options.disableAnimations) await stopCssAnimations(session);
   if (options.css) await session.addStyle(options.css);
   if (options.hideSelector) await forOption("hide_selector", session.addStyle(hideCss(options.hideSelector)));
+  if (options.hideSelectorX) await hideXPath(session, options.hideSelectorX);
   if (options.js) {
     try {
       // A script that never settles would hold the page until the attempt's stall guard.
@@ -156,6 +168,7 @@ export async function preparePage(
         maxHeight: scrollLimit(options, context.maxPixelHeight),
         budgetMs: PRESCROLL_BUDGET_MS,
         pageTimers: !options.disableJs,
+        waitForImages: !options.skipWaitForImages,
       },
       signal,
     );
@@ -167,4 +180,15 @@ export async function preparePage(
     if (box) throw pageError(`selector: "${options.selector}" is present (fail_if_selector_present is set)`);
   }
   if (options.delay > 0) await sleep(options.delay, signal);
+  await beforeCapture(session, options, context);
+}
+
+/** The last steps, just before capture: `hide_selector_x` again (later elements), `highlight`, finishing animations. */
+async function beforeCapture(session: PageSession, options: RenderOptions, context: PrepareContext): Promise<void> {
+  if (options.hideSelectorX) await hideXPath(session, options.hideSelectorX);
+  if (options.highlight) {
+    const marks = await highlightText(session, options);
+    context.logger.debug("highlight", { renderId: context.renderId, marks });
+  }
+  if (options.disableAnimations) await finishAnimations(session);
 }

@@ -137,20 +137,35 @@ function blockedKinds(options: RenderOptions): Set<ResourceKind> {
   return kinds;
 }
 
+/** Matcher of `block_url_keywords` (any keyword in the address, case-insensitive); undefined for none. */
+function keywordMatcher(keywords: readonly string[]): ((address: string) => boolean) | undefined {
+  const lower = keywords.map((k) => k.trim().toLowerCase()).filter((k) => k !== "");
+  if (lower.length === 0) return undefined;
+  return (address) => {
+    const text = address.toLowerCase();
+    return lower.some((keyword) => text.includes(keyword));
+  };
+}
+
 /**
- * The request filter for `block_urls`, the `block_<type>` options, `block_frames` and ad
- * blocking; undefined when nothing is blocked (no interception at all). Never blocks the main document.
+ * The request filter for `block_urls`, `block_url_keywords`, the `block_<type>` options,
+ * `block_frames`, `block_sockets` (where an engine's interception sees WebSockets; the page
+ * script of `block_sockets` covers the rest) and ad blocking; undefined when nothing is blocked
+ * (no interception at all). Never blocks the main document.
  */
 export function blockingFilter(options: RenderOptions, adblock?: AdBlocker): RequestFilter | undefined {
   const matches = urlMatcher(options.blockUrls ?? []);
+  const keywords = keywordMatcher(options.blockUrlKeywords ?? []);
   const kinds = blockedKinds(options);
+  if (options.blockSockets) kinds.add("websocket");
   const frames = options.blockFrames;
-  if (!matches && kinds.size === 0 && !frames && !adblock) return undefined;
+  if (!matches && !keywords && kinds.size === 0 && !frames && !adblock) return undefined;
   return (request: RequestInfo) => {
     if (request.mainDocument) return false;
     if (kinds.has(request.kind)) return true;
     if (frames && request.kind === "document") return true;
     if (matches?.(request.url)) return true;
+    if (keywords?.(request.url)) return true;
     if (adblock) {
       try {
         return adblock.blocks(request);

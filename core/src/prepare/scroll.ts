@@ -15,6 +15,8 @@ export interface PreScrollSettings {
    * in the page may wait on them, so the waits happen here and images are polled, not awaited.
    */
   pageTimers: boolean;
+  /** Whether to wait for the images after scrolling (`skip_wait_for_images` turns it off). */
+  waitForImages?: boolean;
 }
 
 /** What a pre-scroll did (logged at debug level as "pre-scroll"). */
@@ -223,6 +225,7 @@ export async function preScroll(
   }
   await run(session, TOP_SOURCE, settings.pageTimers, QUICK_MS, signal);
   const report = { steps, reached };
+  if (settings.waitForImages === false) return report;
   const imageWait = Math.min(IMAGE_WAIT_MS, left());
   if (imageWait <= 0) return report;
   const limit = Math.min(settings.maxHeight, reached || increment);

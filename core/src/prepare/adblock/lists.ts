@@ -121,8 +121,8 @@ export class AdblockLists {
     this.failedUntil = Date.now() + this.tuning.retryMs;
     this.warn(
       this.states.length === 0
-        ? "adblock: no filter list is configured; block_ads renders run without ad blocking"
-        : "adblock: no filter list could be loaded; block_ads renders run without ad blocking until a later attempt succeeds",
+        ? "adblock: no filter list is configured; block_ads is refused"
+        : "adblock: no filter list could be loaded; block_ads renders fail until a later attempt succeeds",
       { failures, retryInSeconds: Math.round(this.tuning.retryMs / 1000) },
     );
     return undefined;
