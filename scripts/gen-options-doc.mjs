@@ -86,6 +86,7 @@ Format plugins may add options of their own; their READMEs list them.
 - Unknown options are accepted and ignored, and reported back as ignored. Options marked
   **server only** are handled by the HTTP server (\`renderkit serve\`, with the operator's bounds);
   the embedded library accepts them and reports them as ignored.
+  [compatibility.md](compatibility.md) gives the status of every option name clients send.
 - \`format\` must be one of the formats the installed plugins provide (\`pdf\` is built in).
 
 | Option | Type | Default | Bounds | Meaning |

@@ -45,11 +45,12 @@ step lint npm run --silent lint
 step typecheck npm run --silent typecheck
 step circular npm run --silent circular
 step options-doc node scripts/gen-options-doc.mjs --check
+step compat-doc node scripts/gen-compat-doc.mjs --check
 # Video capture follows the page's paints in real time, which a second test file's Chromium on the
 # same two cores starves: those checks run afterwards, alone.
-SOLO=plugins/format-video/test/video.test.ts
-step vitest node_modules/.bin/vitest run --exclude "$SOLO" --reporter=default --reporter=json --outputFile.json="$results"
-step vitest-solo node_modules/.bin/vitest run "$SOLO" --reporter=default --reporter=json --outputFile.json="$solo_results"
+SOLO=(plugins/format-video/test/video.test.ts plugins/format-video/test/video-shapes.test.ts)
+step vitest node_modules/.bin/vitest run "${SOLO[@]/#/--exclude=}" --reporter=default --reporter=json --outputFile.json="$results"
+step vitest-solo node_modules/.bin/vitest run "${SOLO[@]}" --reporter=default --reporter=json --outputFile.json="$solo_results"
 # The server's HTTP tests once more against the scale-out parts: BullMQ, records, limits and
 # webhooks in a real redis-server, renders in an S3-compatible server (DESIGN §6).
 mapfile -t HTTP_TESTS < <(grep -l "startTestServer" server/test/*.test.ts)
