@@ -89,14 +89,18 @@ export async function runAttempt(plan: AttemptPlan, deps: AttemptDeps, signal: A
   if (options.blockAds) {
     adblock = await deps.adblock?.blocker();
     if (!adblock) {
-      deps.logger.warn("block_ads: no filter list could be loaded; this render runs without ad blocking", {
-        renderId: plan.renderId,
-      });
+      // Rendering without the blocking asked for would be a silent no-op: the render fails instead.
+      throw new RenderError(
+        "EngineResponseNotOkError",
+        "block_ads: no ad filter list could be loaded on this server (see its log); the render was not made without ad blocking",
+        { details: { option: "block_ads" } },
+      );
     }
   }
   const settings: PageSettings = {
     ...pageSettings(options, plan.policy, adblock),
     ...formatter.pageSettings?.(options, format),
+    ...(options.saveResourceInfo ? { recordResources: true } : {}),
   };
   const t0 = performance.now();
   const session = await engine.open(pageTarget(options), settings, signal);
@@ -155,6 +159,7 @@ export async function runAttempt(plan: AttemptPlan, deps: AttemptDeps, signal: A
   });
   if (options.saveHtml && format.format === "html") side.htmlUrl = address.url;
   if (options.saveMarkdown && format.format === "md") side.markdownUrl = address.url;
+  if (options.saveMhtml && format.format === "mhtml") side.mhtmlUrl = address.url;
   return {
     key,
     size,

@@ -9,6 +9,7 @@ import { ConsoleLogger } from "./defaults/console-logger.js";
 import { FsStorage } from "./defaults/fs-storage.js";
 import { HtmlFormatter } from "./defaults/html-formatter.js";
 import { MemoryQueue } from "./defaults/memory-queue.js";
+import { MhtmlFormatter } from "./defaults/mhtml-formatter.js";
 import { PdfFormatter } from "./defaults/pdf-formatter.js";
 import { CORE_OPTIONS } from "./options/catalogue.js";
 import { indexTable } from "./options/parse.js";
@@ -67,6 +68,7 @@ export async function createRenderer(options: CreateRendererOptions = {}): Promi
   // Built-in formats fill in unless a plugin provides them.
   if (!formatters.some((f) => f.formats.some((s) => s.format === "pdf"))) formatters.push(new PdfFormatter());
   if (!formatters.some((f) => f.formats.some((s) => s.format === "html"))) formatters.push(new HtmlFormatter());
+  if (!formatters.some((f) => f.formats.some((s) => s.format === "mhtml"))) formatters.push(new MhtmlFormatter());
   const storages = all(STORAGE);
   const queues = all(QUEUE);
   if (storages.length > 1) throw new Error(`More than one storage is registered (${storages.map((s) => s.name).join(", ")})`);

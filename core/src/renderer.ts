@@ -25,6 +25,13 @@ function knownCode(code: string): ErrorCode {
   return (ERROR_CODES as readonly string[]).includes(code) ? (code as ErrorCode) : "EngineResponseNotOkError";
 }
 
+/** The render ran out of its `global_timeout` (not retried: the time is spent). */
+function globalTimeoutError(ms: number): RenderError {
+  return new RenderError("RenderTimeoutError", `The render did not finish within global_timeout (${ms} ms)`, {
+    details: { option: "global_timeout" },
+  });
+}
+
 /** What the queue carries for one render (JSON only). */
 export interface RenderJobData {
   options: RenderOptions & Record<string, unknown>;
@@ -131,6 +138,13 @@ export class Renderer {
     checkPageOptions(parsed.options);
     checkStorageOptions(parsed.options, this.parts.settings.destination !== undefined);
     checkCombinations(parsed.options, spec.format);
+    if (parsed.options.blockAds && this.parts.settings.adblock.lists.length === 0) {
+      throw new RenderError(
+        "InvalidOptions",
+        "Option block_ads cannot be used: this server has no ad filter lists configured (adblock.lists)",
+        { details: { option: "block_ads" } },
+      );
+    }
     if (parsed.options.saveMarkdown && !this.formats.includes("md")) {
       throw new RenderError("InvalidOptions", "Option save_markdown needs the md format: add @renderkit/format-markdown", {
         details: { option: "save_markdown" },
@@ -212,13 +226,25 @@ export class Renderer {
       await this.events.emit({ type: "render.retrying", renderId: job.id, attempt: job.attempt, reason, at: startTime }, meta);
     }
     let lastError: RenderError | undefined;
+    // `global_timeout`: every attempt and retry of this run, from its start (the queue wait excluded).
+    const deadline = options.globalTimeout === undefined ? undefined : startTime + options.globalTimeout;
     for (let attempt = job.attempt; attempt <= settings.maxAttempts; attempt++) {
+      const left = deadline === undefined ? Number.POSITIVE_INFINITY : deadline - Date.now();
+      if (left <= 0) {
+        lastError = globalTimeoutError(options.globalTimeout ?? 0);
+        break;
+      }
       await this.events.emit({ type: "render.started", renderId: job.id, attempt, at: Date.now() }, meta);
       const controller = new AbortController();
       const budget = attemptBudget(options, settings, this.parts.formatters);
       const timer = setTimeout(
-        () => controller.abort(new RenderError("RenderTimeoutError", `The render stalled for ${budget} ms`, { retryable: true })),
-        budget,
+        () =>
+          controller.abort(
+            left < budget
+              ? globalTimeoutError(options.globalTimeout ?? 0)
+              : new RenderError("RenderTimeoutError", `The render stalled for ${budget} ms`, { retryable: true }),
+          ),
+        Math.min(budget, left),
       );
       const onAbort = () => controller.abort(signal.reason);
       signal.addEventListener("abort", onAbort, { once: true });

@@ -1,6 +1,7 @@
-import type { Box, PageResponse } from "../contracts/engine.js";
+import type { Box, PageResponse, ResourceReport } from "../contracts/engine.js";
 import { RenderError } from "../errors.js";
 import type { EgressSession } from "../network/egress-proxy.js";
+import type { ResourceLog } from "../page/resource-log.js";
 import { withTimeout } from "../util/timeout.js";
 
 /** What a loaded page hands its session, whatever the driver. */
@@ -9,6 +10,8 @@ export interface LoadedParts {
   egress: EgressSession;
   /** What the page's request filter blocked so far. */
   counter: { blocked: number };
+  /** The page's requests, when it opened with `settings.recordResources`. */
+  resources?: ResourceLog;
 }
 
 /** In the page: the element's box in document coordinates, or null. */
@@ -39,6 +42,7 @@ export abstract class ChromiumSessionBase {
   readonly response: PageResponse;
   private readonly egress: EgressSession;
   private readonly counter: { blocked: number };
+  private readonly resourceLog: ResourceLog | undefined;
   private closing: Promise<void> | undefined;
 
   protected constructor(
@@ -49,6 +53,7 @@ export abstract class ChromiumSessionBase {
     this.response = loaded.response;
     this.egress = loaded.egress;
     this.counter = loaded.counter;
+    this.resourceLog = loaded.resources;
   }
 
   /** Turns the driver's error into a RenderError naming `what` was being done. */
@@ -64,6 +69,11 @@ export abstract class ChromiumSessionBase {
 
   blockedRequests(): number {
     return this.counter.blocked;
+  }
+
+  /** The requests recorded so far (`settings.recordResources`), else undefined. */
+  resources(): ResourceReport | undefined {
+    return this.resourceLog?.report();
   }
 
   protected async run<T>(what: string, action: () => Promise<T>): Promise<T> {

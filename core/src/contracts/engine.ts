@@ -1,7 +1,9 @@
 import type { AddressPolicy } from "../network/address-policy.js";
+import type { UpstreamProxy } from "../network/upstream-proxy.js";
 
 /** What an engine can do; formatters ask before relying on something (DESIGN: capabilities). */
-export type EngineCapability = "screenshot" | "pdf" | "content" | "screencast";
+/** `snapshot`: Chromium's MHTML snapshot of the page (`PageSession.snapshot`). */
+export type EngineCapability = "screenshot" | "pdf" | "content" | "screencast" | "snapshot";
 
 /** Where the page comes from: exactly one of `url` or `html`. */
 export type PageTarget = { url: string; html?: undefined } | { html: string; url?: undefined };
@@ -80,6 +82,18 @@ export interface PageSettings {
   requestFilter?: RequestFilter;
   /** Scripts evaluated in every frame's main world before the page's own scripts, in order. */
   initScripts?: readonly string[];
+  /**
+   * `authorization`: the Authorization header added to every request whose origin is `origin`
+   * (the target's own), in every frame and redirect hop, and to no other origin's. Absent: the
+   * engine adds none and intercepts nothing for it (the fast path).
+   */
+  authorization?: { origin: string; value: string };
+  /** Emulated position (`latitude`/`longitude`/`accuracy` in metres); the geolocation permission is granted to every origin. */
+  geolocation?: { latitude: number; longitude: number; accuracy: number };
+  /** Upstream proxy every request the policy allows goes through (the egress session forwards to it). */
+  proxy?: UpstreamProxy;
+  /** Record every request of the page from before navigation on, for `PageSession.resources` (`save_resource_info`). */
+  recordResources?: boolean;
 }
 
 /** A rectangle in CSS pixels, relative to the document. */
@@ -144,6 +158,51 @@ export interface PageResponse {
   url: string;
   /** HTTP status of the main document; absent for supplied HTML. */
   status?: number;
+  /** Response headers of the main document as the browser received them (lower-case names; repeated ones joined by a newline); absent for supplied HTML. */
+  headers?: Record<string, string>;
+}
+
+/** A cookie of the page's browser context, as `PageSession.cookies` reports it. */
+export interface PageCookie {
+  name: string;
+  value: string;
+  domain: string;
+  path: string;
+  /** Expiry in seconds since the epoch; -1 for a session cookie. */
+  expires: number;
+  httpOnly: boolean;
+  secure: boolean;
+  /** Absent when the cookie did not say (Chromium then treats it as `Lax`). */
+  sameSite?: "Strict" | "Lax" | "None";
+}
+
+/** One request the page made, as recorded with `PageSettings.recordResources`. */
+export interface ResourceRecord {
+  url: string;
+  /** Chromium's resource type in lower case (`document`, `image`, `xhr`, `prefetch`...). */
+  type: string;
+  method: string;
+  /** HTTP status; null when no response came (failed, blocked, or still loading). */
+  status: number | null;
+  /** Media type of the response (`text/html`); null without a response. */
+  mimeType: string | null;
+  /** Bytes received for it (headers and encoded body); 0 until it finished. */
+  size: number;
+  fromCache: boolean;
+  /** False while still loading at capture time. */
+  finished: boolean;
+  failed: boolean;
+  /** Blocked by the client: the request filter (`block_*` options) or the address policy. */
+  blocked: boolean;
+  /** Why it failed or was blocked (`net::ERR_BLOCKED_BY_CLIENT`); null otherwise. */
+  reason: string | null;
+}
+
+/** What `PageSession.resources` hands back: the first requests, and how many more were left out. */
+export interface ResourceReport {
+  requests: ResourceRecord[];
+  /** Requests beyond the recording cap, not listed. */
+  omitted: number;
 }
 
 /** One loaded page. The core drives preparation and capture through it, then closes it. */
@@ -184,6 +243,12 @@ export interface PageSession {
    * Frames arrive in order; each is acknowledged at once so the browser keeps sending.
    */
   screencast?(settings: ScreencastSettings, onFrame: (frame: ScreencastFrame) => void): Promise<Screencast>;
+  /** Chromium's MHTML snapshot of the page as it is now (engines with the `snapshot` capability). */
+  snapshot?(): Promise<string>;
+  /** Every cookie of the page's browser context now: set by the request, the responses and the page's scripts. */
+  cookies?(): Promise<PageCookie[]>;
+  /** The requests recorded so far; undefined unless the page opened with `recordResources`. */
+  resources?(): ResourceReport | undefined;
   /** Closes the page and everything it owns (context, proxy session). Idempotent. */
   close(): Promise<void>;
 }

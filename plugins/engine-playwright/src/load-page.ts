@@ -7,13 +7,14 @@ import {
   type PageSettings,
   type PageTarget,
   RenderError,
+  ResourceLog,
   raceSignal,
   type WatchRequests,
   withTimeout,
 } from "@renderkit/core";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { translateError } from "./errors.js";
-import { applyPageHooks, type BlockCounter } from "./request-filter.js";
+import { applyPageHooks, authorizeTargetOrigin, type BlockCounter } from "./request-filter.js";
 import { newContext, type SparePage } from "./spare-page.js";
 
 export interface LoadedPage {
@@ -23,6 +24,8 @@ export interface LoadedPage {
   response: PageResponse;
   /** What `settings.requestFilter` blocked so far. */
   counter: BlockCounter;
+  /** The page's requests (`settings.recordResources`). */
+  resources?: ResourceLog;
 }
 
 const PLAYWRIGHT_WAIT = {
@@ -63,8 +66,8 @@ export async function loadPage(
   signal: AbortSignal,
   spare?: SparePage,
 ): Promise<LoadedPage> {
-  const egress = spare?.egress ?? (await openEgressSession(settings.policy));
-  egress.usePolicy(settings.policy);
+  const egress = spare?.egress ?? (await openEgressSession(settings.policy, settings.proxy));
+  egress.usePolicy(settings.policy, settings.proxy);
   let context: BrowserContext | undefined = spare?.context;
   let idle: NetworkIdle | undefined;
   try {
@@ -73,6 +76,7 @@ export async function loadPage(
     const counter: BlockCounter = { blocked: 0 };
     await applyPageHooks(context, settings, counter);
     const page = spare?.page ?? (await raceSignal(context.newPage(), signal));
+    await authorizeTargetOrigin(context, page, settings);
     const size = page.viewportSize();
     if (size?.width !== settings.width || size?.height !== settings.height) {
       await page.setViewportSize({ width: settings.width, height: settings.height });
@@ -80,6 +84,13 @@ export async function loadPage(
     if (Object.keys(settings.headers).length > 0) await page.setExtraHTTPHeaders(settings.headers);
     page.setDefaultTimeout(settings.timeoutMs);
     if (settings.media) await page.emulateMedia({ media: settings.media });
+    // A DevTools session of its own that lives as long as the page (closed with the context).
+    const resources = settings.recordResources
+      ? await raceSignal(
+          context.newCDPSession(page).then((cdp) => ResourceLog.attach(cdp)),
+          signal,
+        )
+      : undefined;
     idle = NetworkIdle.forSettings(settings, watchRequests(page));
     const started = Date.now();
     const waitUntil = PLAYWRIGHT_WAIT[settings.waitUntil];
@@ -87,7 +98,9 @@ export async function loadPage(
     if (target.url !== undefined) {
       const answer = await raceSignal(page.goto(target.url, { waitUntil, timeout: settings.timeoutMs }), signal);
       checkProxyAnswer(answer?.headers(), settings.policy);
-      response = { url: page.url(), status: answer?.status() };
+      // `allHeaders` has what `headers` leaves out (set-cookie); it waits for the raw headers, so bounded.
+      const headers = answer ? await withTimeout(answer.allHeaders(), 5_000).catch(() => answer.headers()) : undefined;
+      response = { url: page.url(), status: answer?.status(), headers };
     } else {
       // Init scripts run on new documents; a spare's blank document predates them, so make a new one.
       if (spare && settings.initScripts?.length) await raceSignal(page.goto("about:blank"), signal);
@@ -95,7 +108,7 @@ export async function loadPage(
       response = { url: page.url() };
     }
     await idle?.settle(settings, started, signal);
-    return { page, context, egress, response, counter };
+    return { page, context, egress, response, counter, resources };
   } catch (error) {
     idle?.dispose();
     if (context) await withTimeout(context.close(), 5_000).catch(() => undefined);

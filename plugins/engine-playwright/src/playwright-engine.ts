@@ -33,6 +33,7 @@ export class PlaywrightEngine implements Engine {
     "pdf",
     "content",
     "screencast",
+    "snapshot",
   ]);
   private readonly pool: BrowserPool<Browser>;
   /** The next render's context and page, opened while the current one runs. */

@@ -1,7 +1,10 @@
 import {
   ChromiumSessionBase,
+  captureMhtml,
+  type PageCookie,
   type PageSession,
   type PdfSettings,
+  pageCookie,
   type RenderError,
   type Screencast,
   type ScreencastFrame,
@@ -143,5 +146,21 @@ export class PlaywrightSession extends ChromiumSessionBase implements PageSessio
     return this.run("starting the screencast", async () =>
       startCdpScreencast(await this.context.newCDPSession(this.page), settings, onFrame),
     );
+  }
+
+  snapshot(): Promise<string> {
+    return this.run("taking the MHTML snapshot", async () => {
+      const cdp = await this.context.newCDPSession(this.page);
+      try {
+        return await captureMhtml(cdp);
+      } finally {
+        await cdp.detach().catch(() => undefined);
+      }
+    });
+  }
+
+  /** The context's cookies: every render has its own context, so these are the page's. */
+  cookies(): Promise<PageCookie[]> {
+    return this.run("reading the cookies", async () => (await this.context.cookies()).map(pageCookie));
   }
 }

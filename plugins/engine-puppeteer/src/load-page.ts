@@ -6,6 +6,7 @@ import {
   type PageResponse,
   type PageSettings,
   type PageTarget,
+  ResourceLog,
   raceSignal,
   type WatchRequests,
   withTimeout,
@@ -24,6 +25,8 @@ export interface LoadedPage {
   response: PageResponse;
   /** What `settings.requestFilter` blocked so far. */
   counter: BlockCounter;
+  /** The page's requests (`settings.recordResources`). */
+  resources?: ResourceLog;
 }
 
 const PUPPETEER_WAIT = {
@@ -63,7 +66,7 @@ export async function loadPage(
   settings: PageSettings,
   signal: AbortSignal,
 ): Promise<LoadedPage> {
-  const egress = await openEgressSession(settings.policy);
+  const egress = await openEgressSession(settings.policy, settings.proxy);
   const creating = newContext(browser, egress);
   let context: BrowserContext | undefined;
   let idle: NetworkIdle | undefined;
@@ -71,6 +74,7 @@ export async function loadPage(
     context = await raceSignal(creating, signal);
     const page = await raceSignal(context.newPage(), signal);
     const cdp = await raceSignal(setUpPage(page, target, settings), signal);
+    const resources = settings.recordResources ? await raceSignal(ResourceLog.attach(cdp), signal) : undefined;
     const counter: BlockCounter = { blocked: 0 };
     await raceSignal(applyPageHooks(page, settings, counter), signal);
     idle = NetworkIdle.forSettings(settings, watchRequests(page));
@@ -80,7 +84,8 @@ export async function loadPage(
     if (target.url !== undefined) {
       const answer = await raceSignal(page.goto(target.url, { waitUntil, timeout: settings.timeoutMs }), signal);
       checkProxyAnswer(answer?.headers(), settings.policy);
-      response = { url: page.url(), status: answer?.status() };
+      // Puppeteer reports the raw headers (set-cookie included) when Chromium sent them.
+      response = { url: page.url(), status: answer?.status(), headers: answer?.headers() };
     } else {
       // Init scripts run on new documents and the page's blank one predates them: make a new one
       // (`setContent` writes into the current document, keeping its globals).
@@ -89,7 +94,7 @@ export async function loadPage(
       response = { url: page.url() };
     }
     await idle?.settle(settings, started, signal);
-    return { page, context, cdp, egress, response, counter };
+    return { page, context, cdp, egress, response, counter, resources };
   } catch (error) {
     idle?.dispose();
     // An abort can win the race against context creation: close the context once it exists.

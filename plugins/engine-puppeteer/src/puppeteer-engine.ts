@@ -31,6 +31,7 @@ export class PuppeteerEngine implements Engine {
     "pdf",
     "content",
     "screencast",
+    "snapshot",
   ]);
   private readonly pool: BrowserPool<Browser>;
 

@@ -1,7 +1,10 @@
 import {
   ChromiumSessionBase,
+  captureMhtml,
+  type PageCookie,
   type PageSession,
   type PdfSettings,
+  pageCookie,
   type RenderError,
   type Screencast,
   type ScreencastFrame,
@@ -207,5 +210,14 @@ export class PuppeteerSession extends ChromiumSessionBase implements PageSession
     return this.run("starting the screencast", async () =>
       startCdpScreencast(await this.page.createCDPSession(), settings, onFrame),
     );
+  }
+
+  snapshot(): Promise<string> {
+    return this.run("taking the MHTML snapshot", () => this.bounded("the MHTML snapshot", captureMhtml(this.cdp)));
+  }
+
+  /** The context's cookies: every render has its own context, so these are the page's. */
+  cookies(): Promise<PageCookie[]> {
+    return this.run("reading the cookies", async () => (await this.context.cookies()).map(pageCookie));
   }
 }
