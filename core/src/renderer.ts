@@ -1,4 +1,5 @@
 import { attemptBudget, checkCapabilities, runAttempt } from "./attempt.js";
+import { attemptTimer, globalTimeoutError } from "./attempt-timer.js";
 import type { Engine } from "./contracts/engine.js";
 import type { Logger } from "./contracts/logger.js";
 import type { Notifier } from "./contracts/notifier.js";
@@ -8,14 +9,12 @@ import { ERROR_CODES, type ErrorCode, RenderError, toRenderError } from "./error
 import type { FinalRenderEvent, RenderResult } from "./events.js";
 import { AddressPolicy } from "./network/address-policy.js";
 import type { RenderOptions } from "./options/catalogue.js";
-import { checkStorageOptions } from "./options/catalogue-storage.js";
-import { checkCombinations } from "./options/combinations.js";
 import { indexTable, type ParsedOptions, parseOptions } from "./options/parse.js";
 import type { OptionTable } from "./options/spec.js";
-import { checkPageOptions } from "./page/prepare.js";
 import type { AdblockLists } from "./prepare/adblock/index.js";
 import type { EngineRegistry, FormatterRegistry } from "./registry.js";
 import { RenderEvents, type RenderListener } from "./render-events.js";
+import { checkRequest } from "./request-checks.js";
 import type { RendererSettings } from "./settings.js";
 import { newRenderId, type RenderOrigin } from "./util/ids.js";
 import { raceSignal, withTimeout } from "./util/timeout.js";
@@ -23,13 +22,6 @@ import { raceSignal, withTimeout } from "./util/timeout.js";
 /** A recorded error code as the spec's code (records are plain JSON). */
 function knownCode(code: string): ErrorCode {
   return (ERROR_CODES as readonly string[]).includes(code) ? (code as ErrorCode) : "EngineResponseNotOkError";
-}
-
-/** The render ran out of its `global_timeout` (not retried: the time is spent). */
-function globalTimeoutError(ms: number): RenderError {
-  return new RenderError("RenderTimeoutError", `The render did not finish within global_timeout (${ms} ms)`, {
-    details: { option: "global_timeout" },
-  });
 }
 
 /** What the queue carries for one render (JSON only). */
@@ -131,25 +123,7 @@ export class Renderer {
   /** Validates options without rendering; throws `RenderError` with the spec's codes. */
   parse(input: Record<string, unknown>): ParsedOptions {
     const parsed = parseOptions(input, { table: this.parts.options, formats: this.formats }, this.optionIndex);
-    const engine = this.parts.engines.get(parsed.options.engine);
-    const { formatter, spec } = this.parts.formatters.get(parsed.options.format);
-    checkCapabilities(engine, spec);
-    formatter.validate?.(parsed.options, spec);
-    checkPageOptions(parsed.options);
-    checkStorageOptions(parsed.options, this.parts.settings.destination !== undefined);
-    checkCombinations(parsed.options, spec.format);
-    if (parsed.options.blockAds && this.parts.settings.adblock.lists.length === 0) {
-      throw new RenderError(
-        "InvalidOptions",
-        "Option block_ads cannot be used: this server has no ad filter lists configured (adblock.lists)",
-        { details: { option: "block_ads" } },
-      );
-    }
-    if (parsed.options.saveMarkdown && !this.formats.includes("md")) {
-      throw new RenderError("InvalidOptions", "Option save_markdown needs the md format: add @renderkit/format-markdown", {
-        details: { option: "save_markdown" },
-      });
-    }
+    checkRequest(parsed, this.parts);
     return parsed;
   }
 
@@ -235,19 +209,9 @@ export class Renderer {
         break;
       }
       await this.events.emit({ type: "render.started", renderId: job.id, attempt, at: Date.now() }, meta);
-      const controller = new AbortController();
       const budget = attemptBudget(options, settings, this.parts.formatters);
-      const timer = setTimeout(
-        () =>
-          controller.abort(
-            left < budget
-              ? globalTimeoutError(options.globalTimeout ?? 0)
-              : new RenderError("RenderTimeoutError", `The render stalled for ${budget} ms`, { retryable: true }),
-          ),
-        Math.min(budget, left),
-      );
-      const onAbort = () => controller.abort(signal.reason);
-      signal.addEventListener("abort", onAbort, { once: true });
+      const timer = attemptTimer(budget, left, options.globalTimeout, signal);
+      const { controller } = timer;
       try {
         const engine = this.parts.engines.get(options.engine);
         const { formatter, spec } = this.parts.formatters.get(options.format);
@@ -299,8 +263,7 @@ export class Renderer {
           meta,
         );
       } finally {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
+        timer.clear();
       }
     }
     const failure =
