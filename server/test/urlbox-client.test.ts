@@ -39,11 +39,42 @@ const BUTTONS = `<body style="margin:0"><div id="l" style="position:fixed;left:0
   <button id="a" style="position:relative;z-index:1" onclick="l.style.background='rgb(255,0,0)'">a</button>
   <button id="b" style="position:relative;z-index:1" onclick="r.style.background='rgb(0,255,0)'">b</button></body>`;
 
+// No background of its own: a blue box at (200,100) on the browser's default white.
+const PLAIN = `<body style="margin:0"><div style="position:absolute;left:200px;top:100px;width:120px;height:60px;background:rgb(0,0,255)"></div></body>`;
+// Red turning blue over 60 s: only the end state is blue.
+const ANIMATED = `<style>@keyframes go { from { background: rgb(255,0,0) } to { background: rgb(0,0,255) } }
+  body { margin: 0 } #a { height: 100vh; animation: go 60s linear forwards }</style><div id="a"></div>`;
+// The page says what the browser tells it: navigator.platform and the position it is given.
+const PROBE = `<body><p id="platform"></p><script>
+  document.getElementById("platform").textContent = "platform " + navigator.platform;
+  navigator.geolocation.getCurrentPosition((p) => {
+    document.body.insertAdjacentHTML("beforeend", '<p id="geo">at ' + p.coords.latitude + "," + p.coords.longitude + "</p>");
+  }, (e) => document.body.insertAdjacentHTML("beforeend", '<p id="geo">no position ' + e.message + "</p>"));
+</script></body>`;
+// An image whose address has a keyword, green when it loads.
+const TRACKED = `<body style="margin:0;background:rgb(255,0,0)"><img src="/img/tracker-pixel.svg" style="display:block;width:100px;height:100px"></body>`;
+const GREEN_SVG = `<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><rect width="100" height="100" fill="rgb(0,255,0)"/></svg>`;
+// An article in a page with navigation and a sidebar around it.
+const ARTICLE = `<!doctype html><html><head><title>A long read</title></head><body>
+  <nav>MENU HOME ABOUT CONTACT</nav><aside>SIDEBAR SPONSORED LINKS</aside>
+  <article><h1>The lighthouse keeper</h1>${"<p>The keeper climbed the hundred steps every evening to light the lamp, and the ships passing the rocks far below saw it shine until the morning came. ".repeat(6)}</p></article>
+  <footer>FOOTER COPYRIGHT</footer></body></html>`;
+
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "renderkit-urlbox-"));
   site = await listenLocal((req) => {
     if (req.url?.startsWith("/late")) return { body: LATE };
     if (req.url?.startsWith("/buttons")) return { body: BUTTONS };
+    if (req.url?.startsWith("/plain")) return { body: PLAIN };
+    if (req.url?.startsWith("/animated")) return { body: ANIMATED };
+    if (req.url?.startsWith("/probe")) return { body: PROBE };
+    if (req.url?.startsWith("/tracked")) return { body: TRACKED };
+    if (req.url?.startsWith("/img/")) return { type: "image/svg+xml", body: GREEN_SVG };
+    if (req.url?.startsWith("/article")) return { body: ARTICLE };
+    if (req.url?.startsWith("/private")) {
+      const auth = req.headers.authorization;
+      return auth === "Bearer s3cret" ? { body: "<p>welcome, key holder</p>" } : { status: 401, body: "<p>who are you</p>" };
+    }
     return { body: PAGE };
   });
   server = await startTestServer({
@@ -241,6 +272,104 @@ const CASES: Case[] = [
       expect(answer.response.headers.get("content-disposition")).toBe(
         `attachment; filename="my shot.png"; filename*=UTF-8''my%20shot.png`,
       );
+    },
+  },
+  {
+    name: "clip captures a rectangle of the document",
+    options: { url: page(), clip: "190,90,140,80" },
+    async check(answer) {
+      const png = await expectPng(answer, 140, 80);
+      expectColour(png.at(5, 5), RED);
+      expectColour(png.at(70, 40), BLUE);
+    },
+  },
+  {
+    name: "max_width crops the width",
+    options: { url: page(), width: 640, height: 200, max_width: 300 },
+    async check(answer) {
+      expectColour((await expectPng(answer, 300, 200)).at(250, 120), BLUE);
+    },
+  },
+  {
+    name: "bg_color paints where the page has no background",
+    options: { url: page("/plain"), width: 400, height: 200, bg_color: "#00ff00" },
+    async check(answer) {
+      const png = await expectPng(answer, 400, 200);
+      expectColour(png.at(10, 10), [0, 255, 0]);
+      expectColour(png.at(250, 120), BLUE);
+    },
+  },
+  {
+    name: "thumb sizes with img_fit contain and img_bg letterbox the capture",
+    options: { url: page(), width: 800, height: 400, thumb_width: 200, thumb_height: 200, img_fit: "contain", img_bg: "#00ff00" },
+    async check(answer) {
+      const png = await expectPng(answer, 200, 200);
+      expectColour(png.at(100, 10), [0, 255, 0], 8);
+      expectColour(png.at(190, 100), RED, 8);
+    },
+  },
+  {
+    name: "show_url adds a strip above the capture",
+    options: { url: page(), width: 320, height: 200, show_url: true },
+    async check(answer) {
+      const png = await image(answer.bytes);
+      expect(png.width).toBe(320);
+      expect(png.height).toBeGreaterThan(200);
+      expectColour(png.at(300, png.height - 10), RED);
+      expect(png.at(300, 5)).not.toEqual(RED);
+    },
+  },
+  {
+    name: "disable_animations shows the animations' end state",
+    options: { url: page("/animated"), width: 200, height: 100, disable_animations: true },
+    async check(answer) {
+      expectColour((await expectPng(answer, 200, 100)).at(100, 50), BLUE, 2);
+    },
+  },
+  {
+    name: "block_url_keywords blocks matching requests",
+    options: { url: page("/tracked"), width: 200, height: 150, block_url_keywords: "TRACKER" },
+    async check(answer) {
+      expectColour((await expectPng(answer, 200, 150)).at(50, 50), RED);
+      expect(site.requests.some((r) => r.url.includes("tracker"))).toBe(false);
+    },
+  },
+  {
+    name: "authorization reaches the target",
+    options: { url: page("/private"), format: "md", authorization: "Bearer s3cret" },
+    async check(answer) {
+      expect(answer.response.status).toBe(200);
+      expect(answer.bytes.toString()).toContain("welcome, key holder");
+    },
+  },
+  {
+    name: "platform, latitude and longitude are what the page sees",
+    options: { url: page("/probe"), format: "md", platform: "Win32", latitude: 48.8584, longitude: 2.2945, wait_for: "#geo" },
+    async check(answer) {
+      const text = answer.bytes.toString();
+      expect(text).toContain("platform Win32");
+      expect(text).toContain("at 48.8584,2.2945");
+    },
+  },
+  {
+    name: "readable turns the page into its article",
+    options: { url: page("/article"), format: "pdf", readable: true },
+    async check(answer) {
+      const text = await pdfText(answer.bytes);
+      expect(text).toContain("The lighthouse keeper");
+      expect(text).not.toContain("SIDEBAR SPONSORED");
+    },
+  },
+  {
+    name: "format mhtml is Chromium's snapshot",
+    options: { url: page(), format: "mhtml" },
+    async check(answer) {
+      expect(answer.response.status).toBe(200);
+      expect(answer.response.headers.get("content-type")).toMatch(/^multipart\/related/);
+      const text = answer.bytes.toString();
+      expect(text).toMatch(/^From: <Saved by Blink>/);
+      // The document part is quoted-printable: soft line breaks (`=` at a line's end) join lines.
+      expect(text.replaceAll("=\r\n", "")).toContain("Hello from renderkit");
     },
   },
   {
