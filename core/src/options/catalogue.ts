@@ -1,9 +1,11 @@
 import { IMAGE_OPTIONS } from "./catalogue-image.js";
 import { PAGE_OPTIONS } from "./catalogue-page.js";
+import { PDF_OPTIONS } from "./catalogue-pdf.js";
 import { SIDE_OPTIONS } from "./catalogue-side.js";
 import { STORAGE_OPTIONS } from "./catalogue-storage.js";
 import { TARGET_OPTIONS } from "./catalogue-target.js";
 import { WAIT_OPTIONS } from "./catalogue-wait.js";
+import { XPATH_OPTIONS } from "./catalogue-xpath.js";
 import { bool, length, num, type OptionsOf, oneOf, str, strings } from "./spec.js";
 
 /** PDF paper sizes (width × height in mm, portrait). */
@@ -142,6 +144,8 @@ export const CORE_OPTIONS = {
   ...SIDE_OPTIONS,
   ...TARGET_OPTIONS,
   ...WAIT_OPTIONS,
+  ...PDF_OPTIONS,
+  ...XPATH_OPTIONS,
   webhookUrl: str("Address that receives a signed POST (render.succeeded or render.failed) when the render ends.", {
     maxLength: 2048,
     serverOnly: true,

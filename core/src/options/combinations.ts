@@ -1,9 +1,11 @@
 import { RenderError } from "../errors.js";
 import type { RenderOptions } from "./catalogue.js";
 import { IMAGE_RULES } from "./catalogue-image.js";
+import { PDF_RULES } from "./catalogue-pdf.js";
 import { SIDE_RULES } from "./catalogue-side.js";
 import { TARGET_RULES } from "./catalogue-target.js";
 import { WAIT_RULES } from "./catalogue-wait.js";
+import { XPATH_RULES } from "./catalogue-xpath.js";
 import { snakeName } from "./names.js";
 
 /**
@@ -70,7 +72,15 @@ export const CORE_RULES: readonly OptionRule[] = [
 ];
 
 /** Every rule, in the order they are checked. */
-export const OPTION_RULES: readonly OptionRule[] = [...CORE_RULES, ...IMAGE_RULES, ...SIDE_RULES, ...TARGET_RULES, ...WAIT_RULES];
+export const OPTION_RULES: readonly OptionRule[] = [
+  ...CORE_RULES,
+  ...IMAGE_RULES,
+  ...SIDE_RULES,
+  ...TARGET_RULES,
+  ...WAIT_RULES,
+  ...PDF_RULES,
+  ...XPATH_RULES,
+];
 
 /** Refuses the first combination of `options` that cannot work for `format`. */
 export function checkCombinations(options: RenderOptions & Record<string, unknown>, format: string): void {
