@@ -1,6 +1,7 @@
 import { abortReason, type Logger, type PageSession, RenderError, type Screencast, sleep, withTimeout } from "@renderkit/core";
 import type { VideoPlan } from "./options.js";
 import { type FrameEmitter, FrameResampler, type ResampleStats } from "./resampler.js";
+import { TOUR_SCRIPT, TOUR_STEP_SCRIPT } from "./tour.js";
 
 /** Screencast JPEG quality: frames are re-encoded by the video codec, so 85 is visually lossless here. */
 export const FRAME_QUALITY = 85;
@@ -31,53 +32,21 @@ export const CAPTURE_TIMING = {
 export const PAINTED_SCRIPT =
   "() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(true))))";
 
-/**
- * Scrolls the page's scrolling element from top to bottom over `ms`: still for the first and last
- * `dwell` of the time (so the video shows the top and the bottom), eased (sine) in between. The
- * height is read at every step, so content that grows while scrolling is reached; the tour stops
- * where the viewport's bottom reaches `limit` (`max_height`, CSS pixels). Steps are timers,
- * not animation frames: a page that produces no frames (some headless builds while a screencast
- * runs) gets no animation frame callbacks either.
- * `elapsedMs`: how far the video already is when the script starts, so the tour keeps to the
- * video's clock and still ends at the bottom when the page was slow to answer.
- */
-export const SCROLL_SCRIPT = `({ ms, dwell, elapsedMs, limit }) => {
-  const el = document.scrollingElement || document.documentElement;
-  const start = performance.now() - (elapsedMs || 0);
-  const step = () => {
-    const t = (performance.now() - start) / ms;
-    const p = Math.min(1, Math.max(0, (t - dwell) / (1 - 2 * dwell)));
-    const top = (0.5 - Math.cos(Math.PI * p) / 2) * Math.max(0, Math.min(el.scrollHeight, limit) - window.innerHeight);
-    window.scrollTo({ top, left: 0, behavior: "instant" });
-    if (t < 1) setTimeout(step, 16);
-  };
-  step();
-}`;
-
-/**
- * One step of the same tour, for pages that run no timers (`disable_js`): scrolls to where the
- * tour is at `t` (0 to 1 of the video). Called from here every `SCROLL_STEP_MS`.
- */
-export const SCROLL_STEP_SCRIPT = `({ t, dwell, limit }) => {
-  const el = document.scrollingElement || document.documentElement;
-  const p = Math.min(1, Math.max(0, (t - dwell) / (1 - 2 * dwell)));
-  const top = (0.5 - Math.cos(Math.PI * p) / 2) * Math.max(0, Math.min(el.scrollHeight, limit) - window.innerHeight);
-  window.scrollTo({ top, left: 0, behavior: "instant" });
-}`;
-
 /** Pause between two steps of a tour driven from here, in ms (about 30 steps a second). */
 const SCROLL_STEP_MS = 33;
 
-/** Drives the tour from here until `t` reaches 1 or `done()`; a failed step ends it (best effort). */
+/** Drives the tour from here until the video's end or `done()`; a failed step ends it (best effort). */
 async function driveScroll(session: PageSession, start: number, plan: VideoPlan, done: () => boolean, signal: AbortSignal) {
+  const tour = plan.tour;
+  if (!tour) return;
   while (!done() && !signal.aborted) {
-    const t = Math.min(1, (now() - start) / plan.duration);
+    const ms = Math.min(plan.duration, now() - start) * 1000;
     try {
-      await session.evaluate(SCROLL_STEP_SCRIPT, { t, dwell: 0.1, limit: plan.scrollLimit });
+      await session.evaluate(TOUR_STEP_SCRIPT, { tour, ms });
     } catch {
       return;
     }
-    if (t >= 1) return;
+    if (ms >= plan.duration * 1000) return;
     await sleep(SCROLL_STEP_MS, signal).catch(() => undefined);
   }
 }
@@ -154,12 +123,11 @@ export async function captureFrames(
       }
     }
     const end = resampler.endTime as number;
-    if (plan.scroll) {
+    if (plan.tour) {
       const videoStartsAt = end - plan.frames / plan.fps;
       const elapsedMs = Math.max(0, (now() - videoStartsAt) * 1000);
-      if (plan.pageScripts) {
-        await session.evaluate(SCROLL_SCRIPT, { ms: plan.duration * 1000, dwell: 0.1, elapsedMs, limit: plan.scrollLimit });
-      } else tour = driveScroll(session, videoStartsAt, plan, () => stopped, signal);
+      if (plan.pageScripts) await session.evaluate(TOUR_SCRIPT, { tour: plan.tour, elapsedMs });
+      else tour = driveScroll(session, videoStartsAt, plan, () => stopped, signal);
     }
     for (;;) {
       const error = failed();
@@ -171,9 +139,11 @@ export async function captureFrames(
         const shot = Buffer.from(
           await session.screenshot({ type: "jpeg", quality: FRAME_QUALITY, fullPage: false, omitBackground: false }),
         );
-        // A screencast frame that came meanwhile is newer; the screenshot is then dropped.
+        // A screencast frame that came meanwhile is newer; the screenshot is then dropped. The
+        // picture was taken somewhere during the call: stamped at its middle, so a slow screenshot
+        // of a moving tour is neither early nor late by more than half its time.
         if (lastArrival < at) {
-          resampler.push(shot, at);
+          resampler.push(shot, (at + now()) / 2);
           lastArrival = at;
         }
         stalledShots++;

@@ -23,36 +23,77 @@ function invalid(option: string, message: string): RenderError {
   return new RenderError("InvalidOptions", `Option ${option} ${message}`, { details: { option } });
 }
 
+/** Narrowest and widest `video_aspect` (width / height): 1:16 to 16:1. */
+export const ASPECT_RANGE = [1 / 16, 16] as const;
+
+/** `16:9`, `16/9` or `1.7778` as width / height; undefined when malformed or out of range. */
+export function parseAspect(text: string): number | undefined {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(?:[:/]\s*(\d+(?:\.\d+)?)\s*)?$/.exec(text);
+  if (!match) return undefined;
+  const aspect = Number(match[1]) / (match[2] === undefined ? 1 : Number(match[2]));
+  if (!Number.isFinite(aspect) || aspect < ASPECT_RANGE[0] - 1e-9 || aspect > ASPECT_RANGE[1] + 1e-9) return undefined;
+  return aspect;
+}
+
+/**
+ * True when a `video_width` × `video_height` video has the aspect ratio `aspect`, to the even
+ * pixel: the side derived from the other (as with one size given) is within 2 pixels.
+ */
+export function aspectAgrees(videoWidth: number, videoHeight: number, aspect: number): boolean {
+  const width = even(videoWidth);
+  const height = even(videoHeight);
+  return Math.abs(nearEven(width / aspect) - height) <= 2 || Math.abs(nearEven(height * aspect) - width) <= 2;
+}
+
+/** The largest part of `src` with the aspect ratio `aspect` (width / height), around its centre. */
+function cutTo(src: Box, aspect: number): Box {
+  if (src.width / src.height > aspect) {
+    const w = Math.max(1, Math.round(src.height * aspect));
+    return { x: src.x + Math.floor((src.width - w) / 2), y: src.y, width: w, height: src.height };
+  }
+  const h = Math.max(1, Math.round(src.width / aspect));
+  return { x: src.x, y: src.y + Math.floor((src.height - h) / 2), width: src.width, height: h };
+}
+
 /**
  * The crop and output size of a video. `frame` is the captured frame (device pixels), `region`
  * the part to record (an element's visible box, device pixels) or undefined for the whole frame.
  * Without `video_width`/`video_height` the output is the region at its own size, rounded down to
  * even numbers (cropped, never scaled), and needs no check: the frame's size is checked apart. With one of them, the region is scaled to it and the other
  * side follows the aspect ratio (the nearest even number). With both, the output is exactly that size: the region is cut
- * to that aspect ratio around its centre, then scaled. Throws `InvalidOptions` when the result is
- * larger than a video allows.
+ * to that aspect ratio around its centre, then scaled. `aspect` (`video_aspect`, width / height)
+ * with one size gives the other (then as both); alone, the region is cut to it around its centre and
+ * kept at its own scale; with both sizes it was checked against them (`VIDEO_RULES`). Throws
+ * `InvalidOptions` when the result is larger than a video allows.
  */
 export function frameGeometry(
   frame: { width: number; height: number },
   region: Box | undefined,
   videoWidth?: number,
   videoHeight?: number,
+  aspect?: number,
 ): FrameGeometry {
   const src = region ?? { x: 0, y: 0, width: frame.width, height: frame.height };
+  if (aspect !== undefined) {
+    if (videoWidth !== undefined && videoHeight === undefined) videoHeight = nearEven(even(videoWidth) / aspect);
+    else if (videoHeight !== undefined && videoWidth === undefined) videoWidth = nearEven(even(videoHeight) * aspect);
+    else if (videoWidth === undefined && videoHeight === undefined) {
+      const w = Math.min(src.width, src.height * aspect);
+      const h = Math.min(src.height, src.width / aspect);
+      videoWidth = even(w);
+      videoHeight = even(h);
+      const crop = cutTo(src, videoWidth / videoHeight);
+      const whole = crop.x === 0 && crop.y === 0 && crop.width === frame.width && crop.height === frame.height;
+      return whole ? { width: videoWidth, height: videoHeight } : { crop, width: videoWidth, height: videoHeight };
+    }
+  }
   let crop: Box = src;
   let width: number;
   let height: number;
   if (videoWidth !== undefined && videoHeight !== undefined) {
     width = even(videoWidth);
     height = even(videoHeight);
-    const aspect = width / height;
-    if (src.width / src.height > aspect) {
-      const w = Math.max(1, Math.round(src.height * aspect));
-      crop = { x: src.x + Math.floor((src.width - w) / 2), y: src.y, width: w, height: src.height };
-    } else {
-      const h = Math.max(1, Math.round(src.width / aspect));
-      crop = { x: src.x, y: src.y + Math.floor((src.height - h) / 2), width: src.width, height: h };
-    }
+    crop = cutTo(src, width / height);
   } else if (videoWidth !== undefined) {
     width = even(videoWidth);
     height = nearEven((src.height * width) / src.width);

@@ -1,6 +1,7 @@
-import { bool, num, oneOf, RenderError, type RenderOptions } from "@renderkit/core";
+import { bool, num, oneOf, RenderError, type RenderOptions, str } from "@renderkit/core";
 import { CODECS, type VideoCodec, type VideoFormat } from "./formats.js";
-import { type FrameGeometry, frameGeometry, MAX_VIDEO_PIXELS, MAX_VIDEO_SIDE } from "./geometry.js";
+import { type FrameGeometry, frameGeometry, MAX_VIDEO_PIXELS, MAX_VIDEO_SIDE, parseAspect } from "./geometry.js";
+import { DEFAULT_DURATION, MAX_DURATION, MIN_DURATION, planTour, TOUR_OPTIONS, type TourPlan } from "./tour-options.js";
 
 export { MAX_VIDEO_PIXELS } from "./geometry.js";
 
@@ -24,10 +25,18 @@ export const DEFAULT_QUALITY = 30;
 /** The request options this package adds (names of the catalogue's Video section, in camelCase). */
 export const VIDEO_OPTIONS = {
   videoFps: num("Frames per second of mp4/webm output.", { min: 1, max: 60, integer: true, default: 30 }),
-  videoDuration: num("Length of the video in seconds (mp4/webm).", { min: 1, max: 60, default: 5, aliases: ["video_time"] }),
+  videoDuration: num(
+    `Length of the video in seconds (mp4/webm); default ${DEFAULT_DURATION}. With tour phase durations (\`video_prescroll_duration\`...) they set the length: \`video_duration\` may then be left out, and when given it must agree with them.`,
+    { min: MIN_DURATION, max: MAX_DURATION, aliases: ["video_time"] },
+  ),
   videoScroll: bool(
-    "Scroll smoothly from the top of the page to the bottom during the video (a full-page tour): still for the first and last 10%, eased in between, down to `max_height` at most; the lazy-load pre-scroll runs first. `full_page` on mp4/webm does the same. Not with `selector`.",
+    "Scroll smoothly from the top of the page to the bottom during the video (a full-page tour): by default still for the first and last 10%, eased (`sinusoidal.inout`) in between, down to `max_height` at most; the lazy-load pre-scroll runs first. `full_page` on mp4/webm does the same. Shaped by `video_ease`, `video_scroll_back`, `video_scroll_distance` and the phase durations (`video_prescroll_duration`...). Not with `selector`.",
     { default: false },
+  ),
+  ...TOUR_OPTIONS,
+  videoAspect: str(
+    "Aspect ratio of the mp4/webm, `W:H` (`16:9`, also `16/9`) or a number (`1.7778`), 1:16 to 16:1. With one of `video_width`/`video_height` the other side follows it; alone, the recorded area (viewport or `selector` element) is cut to it around its centre at its own scale; with both sizes it must agree with them (±1 even pixel), else refused.",
+    { maxLength: 32 },
   ),
   videoWidth: num(
     "Width of the mp4/webm in pixels (rounded down to even). Alone, the height follows the aspect ratio of what is recorded (the viewport, or the `selector` element); with `video_height`, the picture is cut to that aspect ratio around its centre and scaled to exactly that size. Default: the recorded area's own width in device pixels.",
@@ -40,11 +49,18 @@ export const VIDEO_OPTIONS = {
   videoCodec: oneOf("Video codec: h264 for mp4; vp9 (default) or vp8 for webm.", ["h264", "vp9", "vp8"], {
     synonyms: { avc: "h264", x264: "h264", libx264: "h264", "libvpx-vp9": "vp9", libvpx: "vp8" },
   }),
-  videoBitrate: num("Target video bitrate in kbit/s; with video_quality it is the cap instead.", {
-    min: 100,
-    max: 20_000,
-    integer: true,
-  }),
+  videoBitrate: num(
+    "Target video bitrate in kbit/s; with video_quality it is the cap instead. Also `video_bits_per_second` (bit/s).",
+    {
+      min: 100,
+      max: 20_000,
+      integer: true,
+    },
+  ),
+  videoBitsPerSecond: num(
+    "Target video bitrate in bit/s, rounded to kbit/s: the same as `video_bitrate` (kbit/s), which it must agree with when both are given.",
+    { min: 100_000, max: 20_000_000, integer: true },
+  ),
   videoQuality: num(
     "Constant quality, 0 (best) to 63 (smallest): the VP8/VP9 CRF; H.264 uses it × 51/63 as its CRF. Default 30 unless video_bitrate is set.",
     { min: 0, max: 63, integer: true },
@@ -65,6 +81,8 @@ export interface VideoPlan {
   duration: number;
   /** A full-page tour: `video_scroll` or `full_page`. */
   scroll: boolean;
+  /** The tour's phases and motion, with `scroll`. */
+  tour?: TourPlan;
   /** Deepest point of the tour, in CSS pixels from the top (`max_height`). */
   scrollLimit: number;
   /** False with `disable_js`: the page runs no timers or animation frames, so the scroll is driven from here. */
@@ -91,6 +109,17 @@ function invalid(option: string, message: string): RenderError {
   return new RenderError("InvalidOptions", `Option ${option} ${message}`, { details: { option } });
 }
 
+/** `video_aspect` as width / height; throws `InvalidOptions` for a malformed one. */
+export function videoAspect(options: RenderOptions & Record<string, unknown>): number | undefined {
+  const text = options.videoAspect as string | undefined;
+  if (text === undefined || text.trim() === "") return undefined;
+  const aspect = parseAspect(text);
+  if (aspect === undefined) {
+    throw invalid("video_aspect", `must be a ratio W:H (16:9) or a number (1.7778) from 1:16 to 16:1; got "${text}"`);
+  }
+  return aspect;
+}
+
 /** Validates the video options for `format` and derives the plan; throws `InvalidOptions`. */
 export function planVideo(options: RenderOptions & Record<string, unknown>, format: VideoFormat): VideoPlan {
   const allowed = CODECS[format];
@@ -99,8 +128,9 @@ export function planVideo(options: RenderOptions & Record<string, unknown>, form
     throw invalid("video_codec", `${codec} cannot be used with format ${format}; ${format} takes ${allowed.join(" or ")}`);
   }
   const fps = (options.videoFps as number | undefined) ?? VIDEO_OPTIONS.videoFps.default;
-  const seconds = (options.videoDuration as number | undefined) ?? VIDEO_OPTIONS.videoDuration.default;
-  const frames = Math.max(1, Math.round(fps * seconds));
+  const scroll = options.videoScroll === true || options.fullPage;
+  const { totalMs, tour } = planTour(options, scroll);
+  const frames = Math.max(1, Math.round((fps * totalMs) / 1000));
   const dpr = options.deviceScaleFactor;
   const captureWidth = Math.round(options.width * dpr);
   const captureHeight = Math.round(options.height * dpr);
@@ -115,8 +145,10 @@ export function planVideo(options: RenderOptions & Record<string, unknown>, form
     undefined,
     options.videoWidth as number | undefined,
     options.videoHeight as number | undefined,
+    videoAspect(options),
   );
-  const bitrate = options.videoBitrate as number | undefined;
+  const bps = options.videoBitsPerSecond as number | undefined;
+  const bitrate = (options.videoBitrate as number | undefined) ?? (bps === undefined ? undefined : Math.round(bps / 1000));
   const quality = (options.videoQuality as number | undefined) ?? (bitrate === undefined ? DEFAULT_QUALITY : undefined);
   return {
     format,
@@ -124,7 +156,8 @@ export function planVideo(options: RenderOptions & Record<string, unknown>, form
     fps,
     frames,
     duration: frames / fps,
-    scroll: options.videoScroll === true || options.fullPage,
+    scroll,
+    ...(tour ? { tour } : {}),
     scrollLimit: options.maxHeight,
     pageScripts: options.disableJs !== true,
     bitrate,

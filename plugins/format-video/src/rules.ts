@@ -1,4 +1,6 @@
 import { CORE_OPTIONS, type OptionRule, RenderError, type RenderOptions, snakeName } from "@renderkit/core";
+import { aspectAgrees, parseAspect } from "./geometry.js";
+import { tourTiming } from "./tour-options.js";
 
 type Options = RenderOptions & Record<string, unknown>;
 
@@ -27,6 +29,70 @@ const imageOnly = (option: string, why: string): OptionRule => ({
  * `max_width`/`crop_width`, `bg_color`, `img_fit`, `img_position`, `img_bg`, `img_pad`,
  * `force_dpr`, `full_page_mode: native`, `show_timestamp`, `show_url`.
  */
+const tour = (options: Options) => options.fullPage || options.videoScroll === true;
+
+/** Options that shape the scroll tour: without `video_scroll`/`full_page` there is none to shape. */
+const TOUR_ONLY = [
+  "videoScrollBack",
+  "videoEase",
+  "videoEaseEnd",
+  "videoPrescrollDuration",
+  "videoScrollDuration",
+  "videoRestDuration",
+  "videoScrollBackDuration",
+  "videoPostscrollDuration",
+  "videoScrollDistance",
+] as const;
+
+const tourOnly = TOUR_ONLY.map(
+  (option): OptionRule => ({
+    option,
+    when: (options) => options[option] !== undefined && options[option] !== false && !tour(options),
+    why: "shapes the scrolling tour of mp4/webm: it needs video_scroll or full_page",
+  }),
+);
+
+const backOnly = (["videoEaseEnd", "videoScrollBackDuration"] as const).map(
+  (option): OptionRule => ({
+    option,
+    when: (options) => options[option] !== undefined && options.videoScrollBack !== true && tour(options),
+    why: "applies to the scroll back up: it needs video_scroll_back",
+  }),
+);
+
+/** Rules of the tour, the size and the bitrate options. */
+const SHAPE_RULES: readonly OptionRule[] = [
+  {
+    option: "videoDontScrollBack",
+    when: (options) => options.videoDontScrollBack === true && options.videoScrollBack === true,
+    why: "cannot be used with video_scroll_back: one asks for the scroll back, the other refuses it",
+  },
+  ...tourOnly,
+  ...backOnly,
+  {
+    option: "videoDuration",
+    when: (options) => tour(options) && tourTiming(options, true).conflict !== undefined,
+    why: "disagrees with the tour's phase durations: they set the video's length (leave video_duration out), and with video_duration their sum must fit in it, or equal it when all five are given",
+  },
+  {
+    option: "videoAspect",
+    when: (options) => {
+      const aspect = typeof options.videoAspect === "string" ? parseAspect(options.videoAspect) : undefined;
+      const { videoWidth: w, videoHeight: h } = options as { videoWidth?: number; videoHeight?: number };
+      return aspect !== undefined && w !== undefined && h !== undefined && !aspectAgrees(w, h, aspect);
+    },
+    why: "disagrees with video_width and video_height: give one size and the aspect ratio, or both sizes",
+  },
+  {
+    option: "videoBitsPerSecond",
+    when: (options) =>
+      typeof options.videoBitsPerSecond === "number" &&
+      typeof options.videoBitrate === "number" &&
+      Math.round(options.videoBitsPerSecond / 1000) !== options.videoBitrate,
+    why: "disagrees with video_bitrate (kbit/s): give one of them",
+  },
+];
+
 export const VIDEO_RULES: readonly OptionRule[] = [
   {
     option: "selector",
@@ -37,6 +103,7 @@ export const VIDEO_RULES: readonly OptionRule[] = [
   imageOnly("quality", "it sets the JPEG, WebP and AVIF quality; use video_quality (or video_bitrate)"),
   imageOnly("thumbWidth", "it resizes images; use video_width"),
   imageOnly("thumbHeight", "it resizes images; use video_height"),
+  ...SHAPE_RULES,
 ];
 
 /** Refuses the first rule that `options` break; throws `InvalidOptions` naming the option. */

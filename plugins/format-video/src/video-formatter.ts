@@ -18,7 +18,7 @@ import { findFfmpeg } from "./find-ffmpeg.js";
 import { isVideoFormat, VIDEO_FORMATS, type VideoCodec } from "./formats.js";
 import { FrameWriter } from "./frame-writer.js";
 import { frameGeometry, locateElement } from "./geometry.js";
-import { planVideo, VIDEO_OPTIONS, type VideoPlan } from "./options.js";
+import { planVideo, VIDEO_OPTIONS, type VideoPlan, videoAspect } from "./options.js";
 import { checkVideoRules } from "./rules.js";
 
 /**
@@ -46,8 +46,13 @@ function ownPreScroll(plan: VideoPlan, options: FormatContext["options"]): boole
   return plan.scroll && !options.fullPage && !options.skipScroll;
 }
 
-/** After a tour: true when the page is taller than the tour went (`max_height`). */
-async function tourCut(session: PageSession, plan: VideoPlan): Promise<boolean> {
+/**
+ * After a tour: true when `max_height` stopped it above the page's end. A `video_scroll_distance`
+ * that ends above `max_height` asked for the shorter tour: not a cut.
+ */
+async function tourCut(session: PageSession, plan: VideoPlan, viewportHeight: number): Promise<boolean> {
+  const distance = plan.tour?.distance;
+  if (distance !== undefined && distance + viewportHeight <= plan.scrollLimit) return false;
   const height = await session
     .evaluate<number>("() => (document.scrollingElement || document.documentElement).scrollHeight")
     .catch(() => 0);
@@ -147,6 +152,7 @@ export class VideoFormatter implements Formatter {
       found.region,
       options.videoWidth as number | undefined,
       options.videoHeight as number | undefined,
+      videoAspect(options),
     );
     return { plan: { ...plan, crop: geometry.crop, width: geometry.width, height: geometry.height }, truncated: found.truncated };
   }
@@ -180,7 +186,7 @@ export class VideoFormatter implements Formatter {
         throw missingEncoder(error, plan.codec, path);
       });
       const body = await readFile(output);
-      const truncated = cut || (plan.scroll && (await tourCut(session, plan)));
+      const truncated = cut || (plan.scroll && (await tourCut(session, plan, options.height)));
       logger.debug("video encoded", {
         renderId: context.renderId,
         codec: plan.codec,

@@ -1,6 +1,6 @@
 import type { PageSession, ScreencastFrame, ScreencastSettings } from "@renderkit/core";
 import { RenderError } from "@renderkit/core";
-import { captureFrames, PAINTED_SCRIPT, SCROLL_SCRIPT, type VideoPlan } from "@renderkit/format-video";
+import { captureFrames, PAINTED_SCRIPT, TOUR_SCRIPT, type TourPlan, type VideoPlan } from "@renderkit/format-video";
 import { describe, expect, it } from "vitest";
 
 const plan: VideoPlan = {
@@ -108,10 +108,21 @@ describe("captureFrames", () => {
 
   it("starts the scroll script when the video starts", async () => {
     const { session, calls } = fakeSession(50);
-    await captureFrames(session, { ...plan, scroll: true }, recorder().emit, never);
+    const tour: TourPlan = {
+      prescrollMs: 100,
+      scrollMs: 800,
+      restMs: 100,
+      backMs: 0,
+      postscrollMs: 0,
+      scrollBack: false,
+      ease: "sinusoidal.inout",
+      easeEnd: "sinusoidal.inout",
+      limit: 20_000,
+    };
+    await captureFrames(session, { ...plan, scroll: true, tour }, recorder().emit, never);
     expect(calls.evaluated).toEqual([
       [PAINTED_SCRIPT, undefined],
-      [SCROLL_SCRIPT, { ms: 1000, dwell: 0.1, elapsedMs: expect.any(Number), limit: 20_000 }],
+      [TOUR_SCRIPT, { tour, elapsedMs: expect.any(Number) }],
     ]);
   });
 

@@ -45,7 +45,8 @@ function file(result: RenderResult): string {
   return result.path as string;
 }
 
-const videoDirs = async () => (await readdir(tmpdir())).filter((name) => name.startsWith("renderkit-video-"));
+/** This process's video temp dirs (`renderkit-video-<pid>-`): other test processes may be making their own. */
+const videoDirs = async () => (await readdir(tmpdir())).filter((name) => name.startsWith(`renderkit-video-${process.pid}-`));
 
 describe("mp4 and webm from a real page", () => {
   it("mp4: H.264 yuv420p 1280x720, exactly fps × duration frames, the page's colours at their times, every paint kept", async () => {
