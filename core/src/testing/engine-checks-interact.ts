@@ -17,6 +17,12 @@ const KEYS_HTML = `<!doctype html><html><head><title>keys</title></head><body><i
 <script>window.keys = []; addEventListener("keydown", (e) => window.keys.push(["down", e.key, e.target.id || e.target.nodeName]));
 addEventListener("keyup", (e) => window.keys.push(["up", e.key, e.target.id || e.target.nodeName]));</script></body></html>`;
 
+/** Four `.item` buttons (the third hidden) recording their clicks in `window.clicked`. */
+const CLICK_HTML = `<!doctype html><html><head><title>click</title></head><body>
+<button class="item" id="one">go</button><button class="item" id="two">go</button>
+<button class="item" id="three" style="display:none">go</button><button class="item" id="four">it's "here"</button>
+<script>window.clicked = []; for (const b of document.querySelectorAll(".item")) b.onclick = () => window.clicked.push(b.id);</script></body></html>`;
+
 function expectColour(actual: number[], expected: number[]): void {
   for (const [i, value] of expected.entries()) expect(Math.abs((actual[i] ?? -1) - value), `channel ${i}`).toBeLessThanOrEqual(3);
 }
@@ -58,6 +64,26 @@ export function interactChecks(h: EngineHarness): void {
     await h.withPage({ url: h.url("/late") }, {}, async (s) => {
       expect(await s.hover("#late", { timeoutMs: 5_000 })).toBe(true);
       expect(await s.evaluate("() => document.getElementById('late').matches(':hover')")).toBe(true);
+    });
+  });
+
+  h.check("click takes a CSS selector or an { xpath } query: the first match, or every visible one", async () => {
+    await h.withPage({ html: CLICK_HTML }, {}, async (s) => {
+      const clicked = () => s.evaluate<string[]>("() => window.clicked.splice(0)");
+      expect(await s.click({ xpath: "//button[text()='go']" }, { all: false, timeoutMs: 5_000 })).toBe(1);
+      expect(await clicked()).toEqual(["one"]);
+      expect(await s.click({ xpath: "//button[text()='go']" }, { all: true, timeoutMs: 5_000 })).toBe(2);
+      expect(await clicked()).toEqual(["one", "two"]);
+      // Both quote kinds and a line break reach the XPath engine as written.
+      expect(
+        await s.click({ xpath: `//button[contains(., "it's")]\n[contains(., '"here"')]` }, { all: false, timeoutMs: 5_000 }),
+      ).toBe(1);
+      expect(await clicked()).toEqual(["four"]);
+      expect(await s.click({ xpath: "//button[@id='none']" }, { all: true, timeoutMs: 300 })).toBe(0);
+      expect(await s.click({ xpath: "//button[@id='none']" }, { all: false, timeoutMs: 300 })).toBe(0);
+      // The CSS path is unchanged, also for a string that reads like XPath to no engine.
+      expect(await s.click("#two", { all: false, timeoutMs: 5_000 })).toBe(1);
+      expect(await clicked()).toEqual(["two"]);
     });
   });
 
