@@ -8,6 +8,7 @@ import {
   RenderError,
   type RenderOptions,
   type Storage,
+  snakeName,
 } from "@renderkit/core";
 import { type S3Location as BucketLocation, encodeKey, S3Storage, uploadToPresignedUrl } from "@renderkit/storage-s3";
 import { s3StorageOptions } from "./config-scale.js";
@@ -23,6 +24,10 @@ const noBucket = () =>
   new RenderError("NoS3BucketConfigured", "use_s3 needs an S3 bucket configured for the project (projects[].s3)", {
     details: { option: "use_s3" },
   });
+
+/** The option holding a side file's upload address: `html` → `s3PresignedUrlHtml`. */
+const sideOption = (side: NonNullable<DestinationRequest["side"]>) =>
+  `s3PresignedUrl${side.charAt(0).toUpperCase()}${side.slice(1)}`;
 
 /** Bucket clients kept at once (each override of bucket or endpoint makes one). */
 const MAX_CLIENTS = 32;
@@ -50,34 +55,31 @@ export class Destinations {
     return new AddressPolicy({ allowPrivate: this.config.allowPrivateNetworks });
   }
 
-  /** Refuses at submit time what the worker could not do (400 instead of a failed render). */
+  /**
+   * Refuses at submit time what the worker could not do (400 instead of a failed render): a
+   * missing bucket, and an S3 endpoint or upload address (`s3_presigned_url` and each
+   * `s3_presigned_url_<side>`) the address policy does not allow, naming the option.
+   */
   async check(project: Project, options: RenderOptions): Promise<void> {
     if (options.useS3 && !project.s3) throw noBucket();
     if (options.s3Endpoint !== undefined) await refuseUnlessPublic(this.config, "s3_endpoint", new URL(options.s3Endpoint));
-    if (options.s3PresignedUrl !== undefined) {
-      await refuseUnlessPublic(this.config, "s3_presigned_url", new URL(options.s3PresignedUrl));
+    for (const [name, value] of Object.entries(options)) {
+      if (!name.startsWith("s3PresignedUrl") || typeof value !== "string") continue;
+      await refuseUnlessPublic(this.config, snakeName(name), new URL(value));
     }
   }
 
-  /** The renderer's `destination` setting. */
+  /** The renderer's `destination` setting: the render's destination, or one side file's (`request.side`). */
   readonly resolve = async (request: DestinationRequest): Promise<RenderDestination | undefined> => {
-    const { renderId, options, format } = request;
+    const { renderId, options, format, side } = request;
     const extension = format.extension;
+    if (side !== undefined) {
+      // Only the caller's own address: a project bucket (`use_s3`) takes the render alone.
+      const address = options[sideOption(side)];
+      return typeof address === "string" ? this.presigned(address, `${renderId}-${side}`) : undefined;
+    }
     if (options.s3PresignedUrl !== undefined) {
-      const target = new URL(options.s3PresignedUrl);
-      const url = `${target.origin}${target.pathname}`;
-      return {
-        url,
-        key: `${renderId}.${extension}`,
-        location: { kind: "presigned" },
-        put: (body, meta) =>
-          uploadToPresignedUrl(
-            options.s3PresignedUrl as string,
-            body,
-            { contentType: meta.contentType },
-            { policy: this.policy() },
-          ),
-      };
+      return { ...this.presigned(options.s3PresignedUrl, `${renderId}.${extension}`), location: { kind: "presigned" } };
     }
     if (!options.useS3) return undefined;
     const projectId = typeof request.meta?.projectId === "string" ? request.meta.projectId : "";
@@ -102,6 +104,20 @@ export class Destinations {
     const location: S3Location = { kind: "s3", projectId, key, ...storage.location() };
     return { url, key, location: { ...location }, put: (body, meta) => storage.put(key, body, meta) };
   };
+
+  /**
+   * An upload to an address the caller signed: PUT, address policy checked and pinned at
+   * connection time, no redirects. Its public form is the address without its query (the
+   * signature never reaches a result, a record or a webhook).
+   */
+  private presigned(address: string, key: string): RenderDestination {
+    const target = new URL(address);
+    return {
+      url: `${target.origin}${target.pathname}`,
+      key,
+      put: (body, meta) => uploadToPresignedUrl(address, body, { contentType: meta.contentType }, { policy: this.policy() }),
+    };
+  }
 
   /** The storage and key of a render kept in a project's bucket; undefined for any other render. */
   locate(record: RenderRecord): { storage: Storage; key: string } | undefined {

@@ -1,12 +1,14 @@
 import type { Readable } from "node:stream";
 import type { RenderOptions } from "../options/catalogue.js";
+import type { PresignedSide } from "../options/catalogue-storage.js";
 import type { FormatSpec } from "./formatter.js";
 import type { StoredMeta } from "./storage.js";
 
 /**
  * Where one render's file goes instead of the renderer's storage: a project's own bucket
- * (`use_s3`), an address the caller signed (`s3_presigned_url`). Side renders stay in the
- * renderer's storage.
+ * (`use_s3`), an address the caller signed (`s3_presigned_url`); or, asked with
+ * `DestinationRequest.side`, where one side file goes (`s3_presigned_url_html`...). Other side
+ * files stay in the renderer's storage.
  */
 export interface RenderDestination {
   /** Stores the render's bytes; resolves with the stored size. */
@@ -29,6 +31,12 @@ export interface DestinationRequest {
   /** The submitter's data (project id...). */
   meta?: Record<string, unknown>;
   format: FormatSpec;
+  /**
+   * Set when the renderer asks where one side file goes (only when its `s3_presigned_url_*`
+   * option is set): answer for that file alone, or `undefined` (the render then fails: the
+   * option would be a no-op). Unset: the render itself.
+   */
+  side?: PresignedSide;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { RenderError } from "../errors.js";
+import type { OptionRule } from "./combinations.js";
 import { snakeName } from "./names.js";
 import { bool, oneOf, str } from "./spec.js";
 
@@ -47,7 +48,64 @@ export const STORAGE_OPTIONS = {
     "Upload the render with HTTP PUT to this address you signed (an S3 presigned PUT); `renderUrl` becomes it without its query.",
     { maxLength: 8192 },
   ),
+  s3PresignedUrlHtml: str(sideDoc("save_html", "HTML", "htmlUrl", "html"), { maxLength: 8192 }),
+  s3PresignedUrlMarkdown: str(sideDoc("save_markdown", "markdown", "markdownUrl", "md"), { maxLength: 8192 }),
+  s3PresignedUrlMetadata: str(sideDoc("save_metadata", "metadata JSON", "metadataUrl"), { maxLength: 8192 }),
+  s3PresignedUrlMhtml: str(sideDoc("save_mhtml", "MHTML snapshot", "mhtmlUrl", "mhtml"), { maxLength: 8192 }),
+  s3PresignedUrlResourceInfo: str(sideDoc("save_resource_info", "resource list JSON", "resourceInfoUrl"), {
+    maxLength: 8192,
+  }),
 } as const;
+
+/** A side file that can go to an address the caller signed instead of the renderer's storage. */
+export type PresignedSide = "html" | "markdown" | "metadata" | "mhtml" | "resourceInfo";
+
+/**
+ * Each side file's upload option, the `save_*` option it needs, and the format whose render is
+ * that file already (then the side file is the render itself: `s3_presigned_url` takes it).
+ */
+export const PRESIGNED_SIDES: Readonly<
+  Record<PresignedSide, { option: keyof typeof STORAGE_OPTIONS; save: string; format?: string }>
+> = {
+  html: { option: "s3PresignedUrlHtml", save: "saveHtml", format: "html" },
+  markdown: { option: "s3PresignedUrlMarkdown", save: "saveMarkdown", format: "md" },
+  metadata: { option: "s3PresignedUrlMetadata", save: "saveMetadata" },
+  mhtml: { option: "s3PresignedUrlMhtml", save: "saveMhtml", format: "mhtml" },
+  resourceInfo: { option: "s3PresignedUrlResourceInfo", save: "saveResourceInfo" },
+};
+
+function sideDoc(save: string, what: string, field: string, format?: string): string {
+  return (
+    `Upload the ${what} side file of \`${save}\` with HTTP PUT to this address you signed (an S3 presigned PUT) instead of ` +
+    `renderkit's storage; \`${field}\` becomes it without its query. Needs \`${save}=true\` (the address does not ask for ` +
+    "the file by itself: without it, or with it false, the request is refused), on any format" +
+    (format ? ` but ${format}, whose render is that file already (use \`s3_presigned_url\`)` : "") +
+    ". The address must be public (as `s3_presigned_url`) and differ from the other upload addresses; refused on render links. " +
+    "A failed upload fails the render."
+  );
+}
+
+/**
+ * Side-file uploads that cannot work: the address without its `save_*` option (a false or
+ * missing option means the same: clients drop false values), or on the format whose render is
+ * that file already.
+ */
+export const STORAGE_RULES: readonly OptionRule[] = Object.values(PRESIGNED_SIDES).flatMap(({ option, save, format }) => [
+  {
+    option,
+    when: (o: Record<string, unknown>) => o[option] !== undefined && o[save] !== true,
+    why: `needs ${snakeName(save)}=true: it says where that side file goes, it does not ask for it`,
+  },
+  ...(format
+    ? [
+        {
+          option,
+          when: (o: Record<string, unknown>, f: string) => o[option] !== undefined && f === format,
+          why: `cannot be used with format ${format}: the render itself is that file; upload it with s3_presigned_url`,
+        },
+      ]
+    : []),
+]);
 
 /** Keys storages accept (core's `assertStorageKey`), less room for the extension. */
 const S3_PATH = /^[A-Za-z0-9][A-Za-z0-9._-]{0,190}(\/[A-Za-z0-9][A-Za-z0-9._-]{0,190}){0,4}$/;
@@ -87,10 +145,7 @@ export function checkStorageOptions(options: Record<string, unknown>, hasDestina
       details: { option: "use_s3" },
     });
   }
-  if (s3PresignedUrl !== undefined) {
-    if (!hasDestinations) throw invalid("s3PresignedUrl", "is not supported by this renderer (no destination resolver)");
-    httpAddress("s3PresignedUrl", String(s3PresignedUrl));
-  }
+  checkPresignedUrls(options, hasDestinations);
   if (typeof s3Path === "string" && (!S3_PATH.test(s3Path) || s3Path.includes(".."))) {
     throw invalid(
       "s3Path",
@@ -114,4 +169,28 @@ export function checkStorageOptions(options: Record<string, unknown>, hasDestina
   if (typeof bucket === "string" && !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
     throw invalid("s3Bucket", "is not a valid bucket name (3 to 63 of a-z 0-9 . -)");
   }
+}
+
+/**
+ * `s3_presigned_url` and the side-file addresses: a renderer without a destination resolver
+ * refuses them; each must be an http(s) address without credentials, each a different object
+ * (one upload would overwrite another), and each side file needs its `save_*` option
+ * (`STORAGE_RULES`).
+ */
+function checkPresignedUrls(options: Record<string, unknown>, hasDestinations: boolean): void {
+  const names = ["s3PresignedUrl", ...Object.values(PRESIGNED_SIDES).map((side) => side.option)];
+  const seen = new Map<string, string>();
+  for (const name of names) {
+    const value = options[name];
+    if (value === undefined) continue;
+    if (!hasDestinations) throw invalid(name, "is not supported by this renderer (no destination resolver)");
+    const url = httpAddress(name, String(value));
+    const object = `${url.origin}${url.pathname}`;
+    const other = seen.get(object);
+    if (other) throw invalid(name, `uploads to the same object as ${snakeName(other)}: give each file its own address`);
+    seen.set(object, name);
+  }
+  const format = typeof options.format === "string" ? options.format : "";
+  const rule = STORAGE_RULES.find((r) => r.when(options as Parameters<OptionRule["when"]>[0], format));
+  if (rule) throw invalid(rule.option, rule.why);
 }

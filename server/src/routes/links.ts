@@ -37,8 +37,8 @@ const BUCKET_OPTIONS = ["useS3", "s3Path", "s3Bucket", "s3Region", "s3Endpoint",
 
 /**
  * What render links refuse, checked on the parsed options (every spelling of a name): an upload
- * to a presigned address (a link answers with the render itself), and, on tokenless links, the
- * project's buckets.
+ * to a presigned address, of the render or of a side file (a link answers with the render
+ * itself), and, on tokenless links, the project's buckets.
  */
 function refuseOnLinks(options: RenderOptions, signed: boolean): void {
   const refuse = (option: string, why: string) => {
@@ -46,6 +46,9 @@ function refuseOnLinks(options: RenderOptions, signed: boolean): void {
   };
   if (options.s3PresignedUrl !== undefined)
     refuse("s3PresignedUrl", "cannot be used with render links: they answer with the render itself");
+  // The side files' upload addresses (`s3_presigned_url_html`...), refused alike: a link writes nowhere but the server.
+  const side = Object.entries(options).find(([name, value]) => name.startsWith("s3PresignedUrl") && value !== undefined)?.[0];
+  if (side) refuse(side, "cannot be used with render links: a link uploads to no address of yours; use the API");
   if (signed) return;
   const bucket = BUCKET_OPTIONS.find((name) => options[name] !== undefined && options[name] !== false);
   if (bucket) refuse(bucket, "needs a signed render link or the API: a tokenless link may not write to the project's buckets");
