@@ -55,6 +55,9 @@ export function pdfSettings(options: RenderOptions): PdfSettings {
     footerTemplate: footer ? wrapTemplate(options.pdfFooter) : "<span></span>",
     pageRanges: options.pdfPageRange,
     preferCSSPageSize: false,
+    // Chromium builds the outline from the structure tree: an outline needs a tagged PDF.
+    tagged: options.pdfTagged ?? options.pdfOutline,
+    outline: options.pdfOutline,
   };
 }
 
@@ -87,7 +90,7 @@ export function checkPdfOptions(options: RenderOptions): void {
   }
 }
 
-/** The built-in PDF format: Chromium's printer, with paper, margins, header and footer options. */
+/** The built-in PDF format: Chromium's printer, with paper, margins, header and footer, tagging and outline options. */
 export class PdfFormatter implements Formatter {
   readonly name = "@renderkit/core/pdf";
   readonly formats = [{ format: "pdf", contentType: "application/pdf", extension: "pdf", requires: ["pdf"] as const }];
