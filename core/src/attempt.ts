@@ -6,6 +6,7 @@ import type { Storage } from "./contracts/storage.js";
 import { RenderError } from "./errors.js";
 import type { AddressPolicy } from "./network/address-policy.js";
 import type { RenderOptions } from "./options/catalogue.js";
+import { renderTtlSeconds } from "./options/catalogue-pdf.js";
 import { preparationBudgetMs, preparePage } from "./page/prepare.js";
 import { pageSettings, pageTarget } from "./page/settings.js";
 import type { AdBlocker, AdblockLists } from "./prepare/adblock/index.js";
@@ -136,7 +137,9 @@ export async function runAttempt(plan: AttemptPlan, deps: AttemptDeps, signal: A
       deps.logger.warn("closing a page failed", { renderId: plan.renderId, error: String(error) }),
     );
   }
-  const expiresAt = Date.now() + deps.settings.renderTtlSeconds * 1000;
+  // `ttl`: this render's lifetime (checked against the server's before queueing).
+  const ttlSettings = { ...deps.settings, renderTtlSeconds: renderTtlSeconds(options, deps.settings) };
+  const expiresAt = Date.now() + ttlSettings.renderTtlSeconds * 1000;
   const meta = { contentType: format.contentType, expiresAt, storageClass: options.s3Storageclass };
   let key = `${plan.renderId}.${format.extension}`;
   let size: number;
@@ -147,7 +150,7 @@ export async function runAttempt(plan: AttemptPlan, deps: AttemptDeps, signal: A
     address = { url: destination.url };
   } else {
     ({ size } = await deps.storage.put(key, body.body, meta));
-    address = await renderAddress(deps.storage, deps.settings, key);
+    address = await renderAddress(deps.storage, ttlSettings, key);
   }
   const ms = (a: number, b: number) => Math.round(b - a);
   deps.logger.debug("render phases", {

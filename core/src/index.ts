@@ -16,6 +16,7 @@ export type { DestinationRequest, DestinationResolver, RenderDestination } from 
 export type {
   Box,
   CookieSpec,
+  ElementQuery,
   Engine,
   EngineCapability,
   EngineStats,

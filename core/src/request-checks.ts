@@ -1,5 +1,6 @@
 import { checkCapabilities } from "./attempt.js";
 import { RenderError } from "./errors.js";
+import { checkTtl } from "./options/catalogue-pdf.js";
 import { checkStorageOptions } from "./options/catalogue-storage.js";
 import { checkCombinations } from "./options/combinations.js";
 import type { ParsedOptions } from "./options/parse.js";
@@ -32,6 +33,7 @@ export function checkRequest(parsed: ParsedOptions, parts: RequestCheckParts): v
   checkPageOptions(options);
   checkStorageOptions(options, parts.settings.destination !== undefined);
   checkCombinations(options, spec.format);
+  checkTtl(options, parts.settings);
   if (options.blockAds && parts.settings.adblock.lists.length === 0) {
     throw refuse("block_ads", "Option block_ads cannot be used: this server has no ad filter lists configured (adblock.lists)");
   }

@@ -3,12 +3,15 @@ import type { PageSession } from "./contracts/engine.js";
 import type { FormatSpec, Formatter } from "./contracts/formatter.js";
 import { MHTML_SPEC, mhtmlSnapshot } from "./defaults/mhtml-formatter.js";
 import { RenderError } from "./errors.js";
+import { renderTtlSeconds } from "./options/catalogue-pdf.js";
+import type { PresignedSide } from "./options/catalogue-storage.js";
 import { htmlSnapshot } from "./page/html-snapshot.js";
 import { extractMetadata } from "./page/metadata.js";
 import { renderAddress } from "./render-address.js";
 import { savedCookies } from "./side/cookies.js";
 import { savedHeaders } from "./side/headers.js";
 import { extractLinks } from "./side/links.js";
+import { sideDestination } from "./side-destination.js";
 
 /** The markdown formatter, when one is installed (for `save_markdown`). */
 export type SideFormatters = { md?: { formatter: Formatter; spec: FormatSpec } };
@@ -39,38 +42,46 @@ export async function sideRenders(
   const { options, renderId } = plan;
   const format = plan.format.format;
   const extras: Record<string, unknown> = {};
-  const expiresAt = Date.now() + deps.settings.renderTtlSeconds * 1000;
+  // `ttl`: side renders live as long as the render.
+  const ttlSettings = { ...deps.settings, renderTtlSeconds: renderTtlSeconds(options, deps.settings) };
+  const expiresAt = Date.now() + ttlSettings.renderTtlSeconds * 1000;
   // `<id>.<ext>` or `<id>-<what>.<ext>`: the server serves one dot, after the name.
-  const store = async (suffix: string, contentType: string, body: Uint8Array): Promise<string> => {
+  const store = async (suffix: string, contentType: string, body: Uint8Array, side?: PresignedSide): Promise<string> => {
+    // The caller's own address (`s3_presigned_url_<side>`) when given: the result names it.
+    const elsewhere = side ? await sideDestination(plan, deps, side) : undefined;
+    if (elsewhere) {
+      await elsewhere.put(body, { contentType, expiresAt });
+      return elsewhere.url;
+    }
     const key = `${renderId}${suffix}`;
     await deps.storage.put(key, body, { contentType, expiresAt });
-    return (await renderAddress(deps.storage, deps.settings, key)).url;
+    return (await renderAddress(deps.storage, ttlSettings, key)).url;
   };
   if (options.metadata || options.saveMetadata) {
     const metadata = await extractMetadata(session, options.url);
     extras.metadata = metadata;
     if (options.saveMetadata) {
-      extras.metadataUrl = await store(".json", JSON_TYPE, Buffer.from(JSON.stringify(metadata, null, 2)));
+      extras.metadataUrl = await store(".json", JSON_TYPE, Buffer.from(JSON.stringify(metadata, null, 2)), "metadata");
     }
   }
   if (options.saveHtml && format !== "html") {
-    extras.htmlUrl = await store(".html", "text/html; charset=utf-8", Buffer.from(await htmlSnapshot(session), "utf8"));
+    extras.htmlUrl = await store(".html", "text/html; charset=utf-8", Buffer.from(await htmlSnapshot(session), "utf8"), "html");
   }
   if (options.saveMarkdown && format !== "md" && side.md) {
     const { formatter, spec } = side.md;
     const output = await formatter.render(session, { renderId, format: spec, options, logger: deps.logger, signal });
     const body = output.body instanceof Uint8Array ? output.body : await collect(output.body);
-    extras.markdownUrl = await store(`.${spec.extension}`, spec.contentType, body);
+    extras.markdownUrl = await store(`.${spec.extension}`, spec.contentType, body, "markdown");
   }
   if (options.saveMhtml && format !== "mhtml") {
     if (!session.snapshot) throw unsupported("save_mhtml", "take an MHTML snapshot");
-    extras.mhtmlUrl = await store(`.${MHTML_SPEC.extension}`, MHTML_SPEC.contentType, await mhtmlSnapshot(session));
+    extras.mhtmlUrl = await store(`.${MHTML_SPEC.extension}`, MHTML_SPEC.contentType, await mhtmlSnapshot(session), "mhtml");
   }
   Object.assign(extras, await pageFacts(session, plan, store));
   return extras;
 }
 
-type Store = (suffix: string, contentType: string, body: Uint8Array) => Promise<string>;
+type Store = (suffix: string, contentType: string, body: Uint8Array, side?: PresignedSide) => Promise<string>;
 
 /** `save_cookies`, `save_headers`, `save_links`, `save_resource_info`: JSON files of what the page is and did. */
 async function pageFacts(session: PageSession, plan: AttemptPlan, store: Store): Promise<Record<string, unknown>> {
@@ -89,7 +100,7 @@ async function pageFacts(session: PageSession, plan: AttemptPlan, store: Store):
   if (options.saveResourceInfo) {
     const report = session.resources?.();
     if (!report) throw unsupported("save_resource_info", "record the page's requests");
-    extras.resourceInfoUrl = await store("-resources.json", JSON_TYPE, json(report.requests));
+    extras.resourceInfoUrl = await store("-resources.json", JSON_TYPE, json(report.requests), "resourceInfo");
     if (report.omitted > 0) extras.resourceInfoOmitted = report.omitted;
   }
   return extras;

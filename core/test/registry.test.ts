@@ -141,7 +141,7 @@ describe("createRenderer", () => {
     const b = await make({ plugins: [enginePlugin("beta")] });
     expect(a.engines).toEqual(["alpha"]);
     expect(b.engines).toEqual(["beta"]);
-    expect(a.formats).toEqual(["pdf", "html"]);
+    expect(a.formats).toEqual(["pdf", "html", "mhtml"]);
     expect(a.settings.allowPrivateNetworks).toBe(false);
     expect(a.parse({ url: "example.com", format: "pdf" }).options.format).toBe("pdf");
     expect(() => a.parse({ url: "example.com", format: "pdf", engine: "beta" })).toThrow(

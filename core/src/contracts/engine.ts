@@ -127,6 +127,10 @@ export interface PdfSettings {
   footerTemplate: string;
   pageRanges?: string;
   preferCSSPageSize: boolean;
+  /** A tagged (accessible) PDF with a structure tree (`/StructTreeRoot`). Absent: false. */
+  tagged?: boolean;
+  /** An outline (bookmarks) from the headings; Chromium needs `tagged` for it. Absent: false. */
+  outline?: boolean;
 }
 
 /** How to stream frames of the page (Chromium's screencast). */
@@ -205,6 +209,12 @@ export interface ResourceReport {
   omitted: number;
 }
 
+/**
+ * Elements a step acts on: a CSS selector, or `{ xpath }`, an XPath 1.0 expression evaluated
+ * against the document (its element results, in document order).
+ */
+export type ElementQuery = string | { readonly xpath: string };
+
 /** One loaded page. The core drives preparation and capture through it, then closes it. */
 export interface PageSession {
   readonly response: PageResponse;
@@ -217,8 +227,11 @@ export interface PageSession {
     selector: string,
     options: { state: "attached" | "visible" | "detached" | "hidden"; timeoutMs: number },
   ): Promise<boolean>;
-  /** Clicks the first match (or every match with `all`); resolves with the number clicked. */
-  click(selector: string, options: { all: boolean; timeoutMs: number }): Promise<number>;
+  /**
+   * Clicks the first match (or every visible match with `all`) of a CSS selector or an `{ xpath }`
+   * query; resolves with the number clicked.
+   */
+  click(selector: ElementQuery, options: { all: boolean; timeoutMs: number }): Promise<number>;
   /**
    * Moves the mouse over the centre of the first visible match (scrolling it into view);
    * false when nothing visible matches within `timeoutMs`. A bad selector is `InvalidOptions`.

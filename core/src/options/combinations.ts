@@ -3,6 +3,7 @@ import type { RenderOptions } from "./catalogue.js";
 import { IMAGE_RULES } from "./catalogue-image.js";
 import { PDF_RULES } from "./catalogue-pdf.js";
 import { SIDE_RULES } from "./catalogue-side.js";
+import { STORAGE_RULES } from "./catalogue-storage.js";
 import { TARGET_RULES } from "./catalogue-target.js";
 import { WAIT_RULES } from "./catalogue-wait.js";
 import { XPATH_RULES } from "./catalogue-xpath.js";
@@ -76,6 +77,7 @@ export const OPTION_RULES: readonly OptionRule[] = [
   ...CORE_RULES,
   ...IMAGE_RULES,
   ...SIDE_RULES,
+  ...STORAGE_RULES,
   ...TARGET_RULES,
   ...WAIT_RULES,
   ...PDF_RULES,

@@ -63,11 +63,12 @@ export interface CaptureLimits {
 }
 
 /**
- * Height of a section in CSS pixels: at most `SECTION_PIXELS` device pixels and, when possible, a
- * whole number of device pixels, so that sections meet without a rounding seam at any scale factor.
+ * Height of a section in CSS pixels: at most `pixels` device pixels (`SECTION_PIXELS`, or the
+ * request's `max_section_height`) and, when possible, a whole number of device pixels, so that
+ * sections meet without a rounding seam at any scale factor.
  */
-export function sectionHeight(dpr: number): number {
-  const most = Math.max(1, Math.floor(SECTION_PIXELS / dpr));
+export function sectionHeight(dpr: number, pixels: number = SECTION_PIXELS): number {
+  const most = Math.max(1, Math.floor(pixels / dpr));
   for (let h = most; h > most - 64 && h > 0; h--) {
     if (Math.abs(h * dpr - Math.round(h * dpr)) < 1e-6) return h;
   }
@@ -93,8 +94,9 @@ export function captureBounds(
 }
 
 /**
- * Captures `area` (document coordinates): one clip screenshot when it fits `MAX_CAPTURE_PIXELS`,
- * otherwise PNG sections of `sectionHeight(dpr)` CSS pixels (clip screenshots beyond the viewport:
+ * Captures `area` (document coordinates): one clip screenshot when it fits `MAX_CAPTURE_PIXELS`
+ * (or the request's `max_section_height`, in device pixels), otherwise PNG sections of
+ * `sectionHeight(dpr, ...)` CSS pixels (clip screenshots beyond the viewport:
  * Chromium lays out the whole document for each, so `position: fixed` elements appear once, where
  * they are at the current scroll position, not in every section).
  */
@@ -105,14 +107,15 @@ async function captureArea(
   base: { type: "png" | "jpeg"; quality?: number; omitBackground: boolean },
   signal: AbortSignal | undefined,
   native = false,
+  sectionPixels?: number,
 ): Promise<Pick<Capture, "type" | "sections">> {
-  if (native || area.height * dpr <= MAX_CAPTURE_PIXELS) {
+  if (native || area.height * dpr <= (sectionPixels ?? MAX_CAPTURE_PIXELS)) {
     const bytes = await session.screenshot({ ...base, fullPage: true, clip: area });
     return { type: base.type, sections: [{ bytes, top: 0, height: area.height }] };
   }
   // Stitched by sharp: PNG sections, so a JPEG is encoded once, from lossless pixels.
   const png = { ...base, type: "png" as const, quality: undefined };
-  const step = sectionHeight(dpr);
+  const step = sectionHeight(dpr, sectionPixels);
   const sections: CaptureSection[] = [];
   for (let top = 0; top < area.height; top += step) {
     if (signal?.aborted) throw abortReason(signal);
@@ -175,7 +178,7 @@ export async function captureScreenshot(
   if (options.maxWidth !== undefined) whole = { ...whole, width: Math.min(whole.width, options.maxWidth) };
   const kept = captureBounds(whole, dpr, options.maxHeight, bounds);
   const area = { ...whole, width: kept.width, height: kept.height };
-  const captured = await captureArea(session, area, dpr, base, limits.signal, native);
+  const captured = await captureArea(session, area, dpr, base, limits.signal, native, options.maxSectionHeight);
   return { ...captured, width: area.width, height: area.height, deviceScaleFactor: dpr, area, truncated: kept.truncated };
 }
 

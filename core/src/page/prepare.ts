@@ -2,6 +2,7 @@ import type { PageSession } from "../contracts/engine.js";
 import type { Logger } from "../contracts/logger.js";
 import { RenderError } from "../errors.js";
 import type { RenderOptions } from "../options/catalogue.js";
+import { checkXPathOptions } from "../options/catalogue-xpath.js";
 import type { AdBlocker } from "../prepare/adblock/index.js";
 import { checkBlockPatterns } from "../prepare/blocking.js";
 import { consentMode, settleConsent } from "../prepare/consent/index.js";
@@ -11,6 +12,7 @@ import { showReaderView } from "../prepare/readable.js";
 import { preScroll } from "../prepare/scroll.js";
 import { sleep, withTimeout } from "../util/timeout.js";
 import { captureBounds } from "./capture.js";
+import { disableLigatures } from "./ligatures.js";
 import { forOption, pageError } from "./option-errors.js";
 import { checkPageSettings } from "./settings.js";
 
@@ -47,6 +49,7 @@ export function checkPageOptions(options: RenderOptions): void {
     throw new RenderError("InvalidOptions", "Option js cannot run with disable_js", { details: { option: "js" } });
   }
   checkBlockPatterns(options.blockUrls ?? []);
+  checkXPathOptions(options);
   checkPageSettings(options);
 }
 
@@ -82,8 +85,8 @@ export function hideCss(selectors: string): string {
 /**
  * Runs the request's page preparation in a fixed order (docs/page-preparation.md): status check,
  * `wait_for` / `wait_to_leave`, consent banners, `readable`, ad hiding, `disable_animations`
- * (CSS), `css`, `hide_selector` / `hide_selector_x`, `js`, `click`, `click_all`, `press_escape`,
- * lazy-load pre-scroll, `scroll_to`, `hover`, `delay`, then just before capture `hide_selector_x`
+ * (CSS), `disable_ligatures`, `css`, `hide_selector` / `hide_selector_x`, `js`, `click`, `click_x`, `click_all`,
+ * `click_all_x`, `press_escape`, lazy-load pre-scroll, `scroll_to` / `scroll_to_x`, `hover`, `delay`, then just before capture `hide_selector_x`
  * again, `highlight` and `disable_animations` (finishing animations). Engines supply the
  * primitives; the order is the same for all.
  */
@@ -137,6 +140,7 @@ export async function preparePage(
     if (css) await session.addStyle(css);
   }
   if (options.disableAnimations) await stopCssAnimations(session);
+  if (options.disableLigatures) await disableLigatures(session);
   if (options.css) await session.addStyle(options.css);
   if (options.hideSelector) await forOption("hide_selector", session.addStyle(hideCss(options.hideSelector)));
   if (options.hideSelectorX) await hideXPath(session, options.hideSelectorX);

@@ -1,6 +1,7 @@
 import {
   ChromiumSessionBase,
   captureMhtml,
+  type ElementQuery,
   type PageCookie,
   type PageSession,
   type PdfSettings,
@@ -59,10 +60,11 @@ export class PlaywrightSession extends ChromiumSessionBase implements PageSessio
     );
   }
 
-  click(selector: string, options: { all: boolean; timeoutMs: number }): Promise<number> {
-    const locator = this.page.locator(selector);
+  click(selector: ElementQuery, options: { all: boolean; timeoutMs: number }): Promise<number> {
+    // Playwright's `xpath=` engine takes the rest of the selector as the expression.
+    const locator = this.page.locator(typeof selector === "string" ? selector : `xpath=${selector.xpath}`);
     return this.unlessTimeout(
-      `clicking ${selector}`,
+      `clicking ${typeof selector === "string" ? selector : selector.xpath}`,
       async () => {
         if ((await locator.count()) === 0) return 0;
         if (!options.all) {

@@ -1,6 +1,7 @@
 import {
   ChromiumSessionBase,
   captureMhtml,
+  type ElementQuery,
   type PageCookie,
   type PageSession,
   type PdfSettings,
@@ -90,9 +91,11 @@ export class PuppeteerSession extends ChromiumSessionBase implements PageSession
     );
   }
 
-  click(selector: string, options: { all: boolean; timeoutMs: number }): Promise<number> {
+  click(query: ElementQuery, options: { all: boolean; timeoutMs: number }): Promise<number> {
+    // `xpath/` hands the rest to Puppeteer's XPath handler verbatim (`::-p-xpath()` would need CSS quoting).
+    const selector = typeof query === "string" ? query : `xpath/${query.xpath}`;
     return this.unlessTimeout(
-      `clicking ${selector}`,
+      `clicking ${typeof query === "string" ? query : query.xpath}`,
       async () => {
         const matches = await this.page.$$(selector);
         try {
@@ -194,9 +197,9 @@ export class PuppeteerSession extends ChromiumSessionBase implements PageSession
     return this.printPdf(() =>
       this.page.pdf({
         ...settings,
-        // Playwright's defaults, so both engines print the same document: no tagged PDF, no outline.
-        tagged: false,
-        outline: false,
+        // Playwright's defaults unless asked, so both engines print the same document.
+        tagged: settings.tagged ?? false,
+        outline: settings.outline ?? false,
         timeout: Math.max(this.timeoutMs, 60_000),
       }),
     );
