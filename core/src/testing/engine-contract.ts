@@ -6,6 +6,7 @@ import { lifecycleChecks } from "./engine-checks-lifecycle.js";
 import { networkChecks } from "./engine-checks-network.js";
 import { pageChecks } from "./engine-checks-page.js";
 import { prepareChecks } from "./engine-checks-prepare.js";
+import { sideChecks } from "./engine-checks-side.js";
 import { engineRoutes } from "./engine-fixture.js";
 import { type EngineContractOptions, EngineHarness } from "./engine-harness.js";
 import { startFixtureServer } from "./fixture-server.js";
@@ -37,6 +38,7 @@ export function engineContract(name: string, make: () => Promise<Engine> | Engin
     captureChecks(h);
     prepareChecks(h);
     interactChecks(h);
+    sideChecks(h);
     lifecycleChecks(h);
   });
 }
