@@ -64,7 +64,14 @@ export { CORE_OPTIONS, PAPER_SIZES, type PaperSize, type RenderOptions } from ".
 export { IMAGE_OPTIONS, IMAGE_RULES, IMG_POSITIONS, SHAPED_FORMATS } from "./options/catalogue-image.js";
 export { BLOCK_KINDS, MAX_HEIGHT, PAGE_OPTIONS } from "./options/catalogue-page.js";
 export { checkStorageOptions, S3_STORAGE_CLASSES, STORAGE_OPTIONS } from "./options/catalogue-storage.js";
-export { checkCombinations, OPTION_RULES, type OptionRule } from "./options/combinations.js";
+export {
+  checkCombinations,
+  FORMAT_ONLY_OPTIONS,
+  type FormatOnlyOption,
+  ignoredForFormat,
+  OPTION_RULES,
+  type OptionRule,
+} from "./options/combinations.js";
 export { camelize, coerceOption, lengthToPx, type ParsedOptions, parseOptions, snakeName } from "./options/parse.js";
 export * from "./options/spec.js";
 export {

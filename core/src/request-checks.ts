@@ -2,7 +2,7 @@ import { checkCapabilities } from "./attempt.js";
 import { RenderError } from "./errors.js";
 import { checkTtl } from "./options/catalogue-pdf.js";
 import { checkStorageOptions } from "./options/catalogue-storage.js";
-import { checkCombinations } from "./options/combinations.js";
+import { checkCombinations, ignoredForFormat } from "./options/combinations.js";
 import type { ParsedOptions } from "./options/parse.js";
 import { checkPageOptions } from "./page/prepare.js";
 import type { EngineRegistry, FormatterRegistry } from "./registry.js";
@@ -22,7 +22,8 @@ function refuse(option: string, message: string): RenderError {
 /**
  * Checks a parsed request against what this renderer can do, before anything is queued: the
  * engine's capabilities, the formatter's own checks, page and storage options, combinations that
- * cannot work, and options that need a part the renderer lacks. Throws `RenderError`.
+ * cannot work, and options that need a part the renderer lacks. Throws `RenderError`. Sent options
+ * the format does not read (`quality` with png) join `parsed.ignored`.
  */
 export function checkRequest(parsed: ParsedOptions, parts: RequestCheckParts): void {
   const { options } = parsed;
@@ -40,4 +41,6 @@ export function checkRequest(parsed: ParsedOptions, parts: RequestCheckParts): v
   if (options.saveMarkdown && !parts.formatters.formats.includes("md")) {
     throw refuse("save_markdown", "Option save_markdown needs the md format: add @renderkit/format-markdown");
   }
+  // Defaulted options this format does not read: the render goes ahead and the client is told.
+  parsed.ignored.push(...ignoredForFormat(parsed.sent, spec.format));
 }

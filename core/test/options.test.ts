@@ -1,4 +1,12 @@
-import { CORE_OPTIONS, camelize, checkStorageOptions, type ErrorCode, parseOptions, snakeName } from "@renderkit/core";
+import {
+  CORE_OPTIONS,
+  camelize,
+  checkStorageOptions,
+  type ErrorCode,
+  ignoredForFormat,
+  parseOptions,
+  snakeName,
+} from "@renderkit/core";
 import { describe, expect, it } from "vitest";
 
 const ctx = { table: CORE_OPTIONS, formats: ["png", "jpg", "pdf", "md"] };
@@ -117,6 +125,16 @@ describe("parseOptions", () => {
     [{ html: 5 }, "HTMLProcessError"],
   ])("refuses %j with %s", (input, code) => {
     expect(failure(input).code).toBe(code);
+  });
+
+  it("keeps the spellings of the options sent, so those the format does not read can be reported", () => {
+    const { sent } = parse({ ...URL_IN, quality: "80", pdf_page_size: "a4", full_page: true });
+    expect(sent).toEqual({ url: "url", quality: "quality", pdfPageSize: "pdf_page_size", fullPage: "full_page" });
+    expect(ignoredForFormat(sent, "png")).toEqual(["quality", "pdf_page_size"]);
+    expect(ignoredForFormat(sent, "jpg")).toEqual(["pdf_page_size"]);
+    expect(ignoredForFormat(sent, "pdf")).toEqual(["quality"]);
+    // Defaults that were not sent are never reported.
+    expect(ignoredForFormat(parse(URL_IN).sent, "md")).toEqual([]);
   });
 
   it("refuses input that is not an object", () => {

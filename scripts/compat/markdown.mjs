@@ -1,5 +1,5 @@
 // docs/compatibility.md from the classified catalogue (scripts/compat/status.mjs).
-import { camelize, snakeName } from "@renderkit/core";
+import { camelize, FORMAT_ONLY_OPTIONS, snakeName } from "@renderkit/core";
 
 const cell = (text) => String(text).replaceAll("|", "\\|").replaceAll("\n", " ");
 const code = (value) => (String(value).includes("`") ? `\`\` ${value} \`\`` : `\`${value}\``);
@@ -29,6 +29,9 @@ function meaningCell(entry) {
   if (entry.linksOnly) parts.push(sentence(entry.linksOnly));
   parts.push(sentence(entry.option.spec.doc));
   for (const rule of entry.rules) parts.push(`**Refused:** ${sentence(refusal(rule))}`);
+  const formatOnly = FORMAT_ONLY_OPTIONS.find((f) => f.option === entry.option.name);
+  if (formatOnly)
+    parts.push(`**Ignored** (named in \`X-Ignored-Options\`) with formats other than ${formatOnly.formats.join(", ")}.`);
   if (entry.unclear) parts.push("(The catalogue marks its meaning unclear; this is renderkit's.)");
   return parts.join(" ");
 }
@@ -105,6 +108,16 @@ catalogue is present).
 ## Refused values and combinations
 
 ${refused}
+## Ignored on some formats
+
+Options with a default that only some formats read. Clients send them on every request
+(\`quality=80\`, \`pdf_page_size=A4\`), so with another format the render goes ahead and the option
+is named in \`X-Ignored-Options\` rather than refused.
+
+| Option | Read by | What it does |
+|---|---|---|
+${FORMAT_ONLY_OPTIONS.map((f) => `| ${code(snakeName(f.option))} | ${f.formats.join(", ")} | ${cell(sentence(`Option ${snakeName(f.option)} ${f.why}`))} |`).join("\n")}
+
 ## Ignored, by reason
 
 ${byReason}

@@ -89,6 +89,27 @@ describe("docs/compatibility.md", () => {
     }
   }, 240_000);
 
+  it("names options the format does not read (quality with png, pdf_page_size with jpg) in X-Ignored-Options, and renders", async () => {
+    const html = "<p>compatibility</p>";
+    const png = await api(server.url, "/v1/render/sync", {
+      json: { html, format: "png", quality: 80, pdfPageSize: "A4", media: "print", width: 320, height: 200 },
+      key: A,
+    });
+    expect(png.status, png.text).toBe(200);
+    expect(png.headers.get("x-ignored-options")).toBe("quality, pdfPageSize, media");
+    expect(png.body.size).toBeGreaterThan(0);
+    // The formats that read them do not report them.
+    const jpg = await api(server.url, "/v1/render/sync", { json: { html, format: "jpg", quality: 50 }, key: A });
+    expect(jpg.status, jpg.text).toBe(200);
+    expect(jpg.headers.get("x-ignored-options")).toBeNull();
+    const pdf = await api(server.url, "/v1/render/sync", {
+      json: { html, format: "pdf", pdf_page_size: "A5", media: "screen" },
+      key: A,
+    });
+    expect(pdf.status, pdf.text).toBe(200);
+    expect(pdf.headers.get("x-ignored-options")).toBeNull();
+  }, 120_000);
+
   it("has the server take or the renderer parse every supported name, in any spelling it lists", async () => {
     const supported = named("supported");
     expect(supported).toEqual(expect.arrayContaining(["url", "full_page", "webhook_url", "response_type"]));

@@ -72,6 +72,47 @@ export const CORE_RULES: readonly OptionRule[] = [
   },
 ];
 
+/**
+ * An option with a default that only some formats read. Sent with another format it changes
+ * nothing, so the request still renders and the option is named in `X-Ignored-Options` (clients
+ * send `quality=80` or `pdf_page_size=A4` on every request; refusing them would break those
+ * clients). Listed in docs/compatibility.md.
+ */
+export interface FormatOnlyOption {
+  /** The option (camelCase). */
+  option: string;
+  /** The formats that read it. */
+  formats: readonly string[];
+  /** What it does, completing "Option <name> ...". */
+  why: string;
+}
+
+/** PDF options with a default: the pdf format reads them, the others ignore them. */
+const PDF_DEFAULTED = [
+  "pdfPageSize",
+  "pdfOrientation",
+  "pdfMargin",
+  "pdfBackground",
+  "pdfScale",
+  "media",
+  "pdfHeader",
+  "pdfFooter",
+];
+
+/** Options with defaults that only some formats read (reported as ignored on the others). */
+export const FORMAT_ONLY_OPTIONS: readonly FormatOnlyOption[] = [
+  { option: "quality", formats: ["jpg", "webp", "avif"], why: "sets the quality of lossy images: jpg, webp and avif" },
+  ...PDF_DEFAULTED.map((option): FormatOnlyOption => ({ option, formats: ["pdf"], why: "applies to format pdf only" })),
+];
+
+/** The client's spellings of sent options that `format` does not read (for `X-Ignored-Options`). */
+export function ignoredForFormat(sent: Readonly<Record<string, string>>, format: string): string[] {
+  return FORMAT_ONLY_OPTIONS.flatMap(({ option, formats }) => {
+    const spelling = sent[option];
+    return spelling !== undefined && !formats.includes(format) ? [spelling] : [];
+  });
+}
+
 /** Every rule, in the order they are checked. */
 export const OPTION_RULES: readonly OptionRule[] = [
   ...CORE_RULES,

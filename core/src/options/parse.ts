@@ -8,6 +8,8 @@ export interface ParsedOptions {
   options: RenderOptions & Record<string, unknown>;
   /** Option names as the client sent them, that this renderer does not use (yet). */
   ignored: string[];
+  /** The options the client sent (canonical name → the spelling it used); the rest are defaults. */
+  sent: Record<string, string>;
 }
 
 export interface ParseContext {
@@ -209,5 +211,5 @@ export function parseOptions(input: Record<string, unknown>, ctx: ParseContext, 
     if (out[name] === undefined && "default" in spec && spec.default !== undefined) out[name] = spec.default;
   }
   if (out.retina === true && seenAs.get("deviceScaleFactor") === undefined) out.deviceScaleFactor = 2;
-  return { options: out as ParsedOptions["options"], ignored };
+  return { options: out as ParsedOptions["options"], ignored, sent: Object.fromEntries(seenAs) };
 }
