@@ -1,4 +1,19 @@
+import { createRequire } from "node:module";
 import { type OptionSpec, type OptionTable, snakeName } from "@renderkit/core";
+import {
+  CREATED,
+  ERROR,
+  errorResponses,
+  HEALTH,
+  NOT_FOUND_RECORD,
+  READY,
+  REDIRECT,
+  RESULT,
+  STATUS_RECORD,
+} from "./openapi-schemas.js";
+
+/** The server package's version (src/ and dist/ both sit next to package.json). */
+const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string }).version;
 
 /** JSON Schema of one option, from the same spec that validates requests. */
 function schemaOf(spec: OptionSpec): Record<string, unknown> {
@@ -47,27 +62,14 @@ function schemaOf(spec: OptionSpec): Record<string, unknown> {
   }
 }
 
-const ERROR = {
-  type: "object",
-  required: ["error", "requestId"],
-  properties: {
-    error: { type: "object", required: ["message"], properties: { message: { type: "string" }, code: { type: "string" } } },
-    requestId: { type: "string" },
-  },
-};
-
-const RESULT = {
-  type: "object",
-  required: ["renderUrl", "size", "renderTime", "queueTime", "bandwidth"],
-  properties: {
-    renderId: { type: "string" },
-    renderUrl: { type: "string", format: "uri", description: "Expires after 30 days" },
-    size: { type: "integer", description: "bytes" },
-    renderTime: { type: "integer", description: "milliseconds" },
-    queueTime: { type: "integer", description: "milliseconds" },
-    bandwidth: { type: "integer", description: "bytes received by the browser" },
-  },
-};
+const json = (ref: string) => ({ "application/json": { schema: { $ref: `#/components/schemas/${ref}` } } });
+const param = (name: string, description: string, schema: Record<string, unknown> = { type: "string" }) => ({
+  name,
+  in: "path",
+  required: true,
+  description,
+  schema,
+});
 
 /** The OpenAPI 3.1 document of the API, with the request schema built from the option table. */
 export function openApiDocument(options: OptionTable, formats: readonly string[], baseUrl: string): Record<string, unknown> {
@@ -87,18 +89,18 @@ export function openApiDocument(options: OptionTable, formats: readonly string[]
       "application/x-www-form-urlencoded": { schema: { $ref: "#/components/schemas/RenderRequest" } },
     },
   };
-  const errors = Object.fromEntries(
-    ["400", "401", "404", "429", "500", "503"].map((s) => [
-      s,
-      { description: "Error", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
-    ]),
-  );
-  const renderIdParam = { name: "renderId", in: "path", required: true, schema: { type: "string" } };
+  const apiErrors = errorResponses([400, 401, 405, 413, 429, 431, 500, 503]);
+  const renderIdParam = param("renderId", "The id a render call answered with");
   // response_type: json (the result), binary (the render's own type), base64 (text), none (empty).
   const rendered = {
-    "application/json": { schema: { $ref: "#/components/schemas/RenderResult" } },
+    ...json("RenderResult"),
     "application/octet-stream": { schema: { type: "string", format: "binary" } },
     "text/plain": { schema: { type: "string", contentEncoding: "base64" } },
+  };
+  const redirect = {
+    description: "Still rendering after redirect_after seconds; follow Location (GET or POST)",
+    headers: { Location: { schema: { type: "string", format: "uri" } } },
+    content: json("Redirect"),
   };
   const syncAnswers = {
     "200": {
@@ -106,74 +108,183 @@ export function openApiDocument(options: OptionTable, formats: readonly string[]
         "Rendered: the result (response_type json), the bytes in their content type (binary), their base64 text (base64) or an empty body (none); X-Render-Id and X-Render-* figures as headers",
       content: rendered,
     },
-    "307": { description: "Still rendering after redirect_after seconds; follow Location (GET or POST)" },
-    ...errors,
+    "307": redirect,
+    ...apiErrors,
   };
-  const syncOp = {
-    summary: "Render and wait (307 to /v1/render/sync/{renderId} after redirect_after seconds)",
+  const tags = (tag: string) => ({ tags: [tag] });
+  const syncOp = (operationId: string, summary: string) => ({
+    operationId,
+    ...tags("Render"),
+    summary,
+    description: "Render and wait; after redirect_after seconds a 307 to /v1/render/sync/{renderId}.",
     requestBody: body,
     responses: syncAnswers,
-  };
-  const resumeOp = { summary: "Go on waiting for a sync render", parameters: [renderIdParam], responses: syncAnswers };
-  const asyncOp = {
-    summary: "Queue a render",
+  });
+  const resumeOp = (operationId: string) => ({
+    operationId,
+    ...tags("Render"),
+    summary: "Go on waiting for a sync render",
+    description: "The address of a 307: waits again, answering in the original response_type, the failure, or another 307.",
+    parameters: [renderIdParam],
+    responses: { ...syncAnswers, ...errorResponses([404]) },
+  });
+  const asyncOp = (operationId: string, summary: string) => ({
+    operationId,
+    ...tags("Render"),
+    summary,
     requestBody: body,
-    responses: { "201": { description: "Created (an empty body with response_type none)" }, ...errors },
+    responses: {
+      "201": {
+        description: "Queued: the record's address (an empty body with X-Render-Id and Location for response_type none)",
+        content: json("Created"),
+      },
+      ...apiErrors,
+    },
+  });
+  const linkAnswers = {
+    "200": { description: "The render's bytes (response_type binary, the default), or json, base64, none", content: rendered },
+    ...errorResponses([400, 401, 404, 405, 429, 500, 503]),
   };
-  const linkOp = {
-    summary: "Render link: the render's bytes; token = hex HMAC-SHA256 (or SHA-1) of the raw query string",
+  const keyParam = param("publishableKey", "The project's publishable key");
+  const formatParam = param("format", "The output format", { type: "string", enum: [...formats] });
+  const query = {
+    name: "options",
+    in: "query",
+    required: true,
+    description: "The render options (RenderRequest) as query parameters; download=<name> answers as an attachment",
+    schema: { $ref: "#/components/schemas/RenderRequest" },
+    style: "form",
+    explode: true,
+  };
+  const signedLink = (operationId: string) => ({
+    operationId,
+    ...tags("Render links"),
+    summary: "Signed render link",
+    description:
+      "The render's bytes; token is the hex HMAC-SHA256 (or SHA-1) of the raw query string, keyed with the project's link signing key.",
     security: [],
     parameters: [
-      { name: "publishableKey", in: "path", required: true, schema: { type: "string" } },
-      { name: "token", in: "path", required: true, schema: { type: "string", pattern: "^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$" } },
-      { name: "format", in: "path", required: true, schema: { type: "string", enum: [...formats] } },
+      keyParam,
+      param("token", "HMAC of the raw query string", { type: "string", pattern: "^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$" }),
+      formatParam,
+      query,
     ],
+    responses: linkAnswers,
+  });
+  const tokenlessLink = (operationId: string) => ({
+    operationId,
+    ...tags("Render links"),
+    summary: "Tokenless render link",
+    description:
+      "Like the signed link without a token, for projects with allowTokenless (400 TokenlessRequestsNotEnabled otherwise).",
+    security: [],
+    parameters: [keyParam, formatParam, query],
+    responses: linkAnswers,
+  });
+  const statusOp = (operationId: string) => ({
+    operationId,
+    ...tags("Render"),
+    summary: "Status of a render",
+    parameters: [renderIdParam],
     responses: {
-      "200": { description: "The render's bytes (response_type binary, the default), or json, base64, none", content: rendered },
-      ...errors,
+      "200": { description: "The status record", content: json("RenderStatus") },
+      "404": {
+        description: "Unknown id, or another project's render (the same answer)",
+        content: json("RenderNotFound"),
+      },
+      ...errorResponses([401, 429]),
     },
-  };
+  });
+  const fileOp = (operationId: string) => ({
+    operationId,
+    ...tags("Stored renders"),
+    summary: "A stored render (Range requests supported); 404 once expired",
+    description: "With S3 storage, a 302 to a fresh presigned address instead (except HTML and SVG).",
+    security: [],
+    parameters: [param("key", "The render id and the format's extension, as in renderUrl")],
+    responses: {
+      "200": {
+        description: "The render's bytes",
+        content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } },
+      },
+      "206": {
+        description: "A byte range",
+        content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } },
+      },
+      "302": {
+        description: "To a presigned address of the render's bucket",
+        headers: { Location: { schema: { type: "string" } } },
+      },
+      ...errorResponses([404, 416]),
+    },
+  });
+  const meta = (operationId: string, summary: string, ok: Record<string, unknown>, statuses: number[] = []) => ({
+    operationId,
+    ...tags("Service"),
+    summary,
+    security: [],
+    responses: { "200": ok, ...errorResponses(statuses) },
+  });
+  const health = (id: string) => meta(id, "Liveness", { description: "The process answers", content: json("Health") });
+  const ready = (id: string) =>
+    meta(id, "Readiness: role, engines and queue counts", { description: "Ready for renders", content: json("Ready") }, [503]);
+  const openapi = (id: string) =>
+    meta(id, "This document", { description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } });
   return {
     openapi: "3.1.0",
-    info: { title: "renderkit render API", version: "1.0.0" },
+    info: { title: "renderkit render API", version: VERSION },
     servers: [{ url: baseUrl }],
     security: [{ bearer: [] }],
+    tags: [
+      { name: "Render", description: "Renders with the project's secret key" },
+      { name: "Render links", description: "Renders from a URL, for img src and links" },
+      { name: "Stored renders", description: "The renders' bytes at renderUrl" },
+      { name: "Service", description: "Health, readiness and this document" },
+    ],
     components: {
-      securitySchemes: { bearer: { type: "http", scheme: "bearer" } },
-      schemas: { RenderRequest: request, RenderResult: RESULT, Error: ERROR },
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "The project's secret key" } },
+      schemas: {
+        RenderRequest: request,
+        RenderResult: RESULT,
+        RenderStatus: STATUS_RECORD,
+        RenderNotFound: NOT_FOUND_RECORD,
+        Created: CREATED,
+        Redirect: REDIRECT,
+        Error: ERROR,
+        Health: HEALTH,
+        Ready: READY,
+      },
     },
     paths: {
-      "/v1/render/sync": { post: syncOp },
-      "/v1/screenshot": { post: { ...syncOp, summary: "Alias of POST /v1/render/sync" } },
-      "/v1/render/sync/{renderId}": {
-        get: resumeOp,
-        post: resumeOp,
-      },
-      "/v1/render/async": { post: asyncOp },
-      "/v1/render": { post: { ...asyncOp, summary: "Alias of POST /v1/render/async" } },
-      "/v1/screenshot/async": { post: { ...asyncOp, summary: "Alias of POST /v1/render/async" } },
-      "/v1/render/{renderId}": {
+      "/v1/render/sync": { post: syncOp("renderSync", "Render and wait") },
+      "/v1/screenshot": { post: syncOp("screenshot", "Render and wait (alias of POST /v1/render/sync)") },
+      "/v1/render/sync/{renderId}": { get: resumeOp("resumeSyncRender"), post: resumeOp("resumeSyncRenderPost") },
+      "/v1/render/async": { post: asyncOp("renderAsync", "Queue a render") },
+      "/v1/render": {
+        post: asyncOp("render", "Queue a render (alias of POST /v1/render/async)"),
         get: {
-          summary: "Status of a render",
-          parameters: [renderIdParam],
-          responses: { "200": { description: "Status record" }, "404": { description: "not-found" }, "401": errors["401"] },
+          operationId: "renderStatusWithoutId",
+          ...tags("Render"),
+          summary: "Always 400 NoRenderIdProvided",
+          responses: errorResponses([400, 401]),
         },
       },
-      "/v1/{publishableKey}/{token}/{format}": {
-        get: linkOp,
-        head: linkOp,
+      "/v1/screenshot/async": { post: asyncOp("screenshotAsync", "Queue a render (alias of POST /v1/render/async)") },
+      "/v1/render/{renderId}": { get: statusOp("getRenderStatus"), head: statusOp("headRenderStatus") },
+      "/v1/{publishableKey}/{token}/{format}": { get: signedLink("renderLink"), head: signedLink("renderLinkHead") },
+      "/v1/{publishableKey}/{format}": {
+        get: tokenlessLink("tokenlessRenderLink"),
+        head: tokenlessLink("tokenlessRenderLinkHead"),
       },
-      "/renders/{file}": {
-        get: {
-          summary: "A stored render (Range requests supported); 404 once expired",
-          security: [],
-          parameters: [{ name: "file", in: "path", required: true, schema: { type: "string" } }],
-          responses: {
-            "200": { description: "The render's bytes" },
-            "206": { description: "A byte range" },
-            "404": errors["404"],
-          },
-        },
+      "/renders/{key}": { get: fileOp("getStoredRender"), head: fileOp("headStoredRender") },
+      "/health": { get: health("health"), head: health("healthHead") },
+      "/ready": { get: ready("ready"), head: ready("readyHead") },
+      "/v1/openapi.json": { get: openapi("openapi"), head: openapi("openapiHead") },
+      "/docs": {
+        get: meta("docs", "This API reference as an HTML page", {
+          description: "HTML",
+          content: { "text/html": { schema: { type: "string" } } },
+        }),
       },
     },
   };
