@@ -122,14 +122,14 @@ export class RenderEvents {
             returned.then(
               () => true,
               (error: unknown) => {
-                logger.error("a render listener failed", { error: String(error) });
+                logger.error("a render listener failed", { renderId: full.renderId, type: full.type, error: String(error) });
                 return true;
               },
             ),
           );
         }
       } catch (error) {
-        logger.error("a render listener threw", { error: String(error) });
+        logger.error("a render listener threw", { renderId: full.renderId, type: full.type, error: String(error) });
       }
     }
     if (pending.length > 0) await this.settle(full, pending);

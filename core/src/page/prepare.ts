@@ -127,6 +127,7 @@ export async function preparePage(
       budgetMs: CONSENT_BUDGET_MS,
       signal,
       logger: context.logger,
+      renderId: context.renderId,
       pageScripts: !options.disableJs,
     });
     context.logger.debug("consent banners", { renderId: context.renderId, mode: consent, ...report });

@@ -91,7 +91,7 @@ export interface ConsentReport {
 export async function settleConsent(
   session: PageSession,
   mode: ConsentMode,
-  context: { budgetMs: number; signal: AbortSignal; logger: Logger; pageScripts?: boolean },
+  context: { budgetMs: number; signal: AbortSignal; logger: Logger; pageScripts?: boolean; renderId?: string },
 ): Promise<ConsentReport> {
   const waited: AutoconsentResult =
     context.pageScripts === false
@@ -109,6 +109,7 @@ export async function settleConsent(
   } catch (error) {
     if (error instanceof RenderError) throw error;
     context.logger.debug("consent fallback failed", {
+      renderId: context.renderId,
       error: error instanceof Error ? error.message.split("\n")[0] : String(error),
     });
   }
