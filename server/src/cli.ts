@@ -1,38 +1,11 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
+import { type ArgOptions, HelpRequested, parse as parseFlags, UsageError } from "./cli/args.js";
+import { DOCTOR_USAGE, PROJECTS_USAGE, SERVE_USAGE, USAGE, WORKER_USAGE } from "./cli/usage.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { ProjectStore } from "./projects.js";
 import { closeRedis, connectRedis } from "./state/redis-client.js";
 import type { Project, ServerConfig } from "./types.js";
-
-const USAGE = `Usage: renderkit <command> [options]
-
-Commands:
-  serve [--config FILE] [--port N] [--host H] [--role all|api]
-                                                   start the render server: API and renders (all, the
-                                                   default), or the API alone (api; needs redis)
-  worker [--config FILE]                           render from the shared queue, no HTTP (needs redis)
-  doctor [--config FILE] [--role all|api|worker] [--json]
-                                                   check Chromium, ffmpeg, fonts, Redis, S3 and the data
-                                                   directory; say exactly what to fix
-  projects create --name NAME [--config FILE]      make a project and print its keys (once)
-  projects list [--config FILE] [--json]           list projects (ids, names, publishable keys)
-
-Options:
-  --config FILE   JSON config file (default: $RENDERKIT_CONFIG, else built-in defaults)
-  -h, --help      show this text
-  -v, --version   show the version
-
-Environment: RENDERKIT_CONFIG, RENDERKIT_DATA_DIR, RENDERKIT_REDIS_URL, RENDERKIT_MASTER_KEY, RENDERKIT_LOG_LEVEL,
-RENDERKIT_ADBLOCK_LISTS, PORT, HOST, AWS_* (S3 credentials).
-See docs/server-config.md and docs/deployment.md.
-`;
-
-type ArgOptions = NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>["options"]>;
-
-/** Exit codes: 0 done, 1 failed while running, 2 bad usage or invalid configuration. */
-class UsageError extends Error {}
 
 const out = (text: string): void => {
   process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
@@ -43,24 +16,8 @@ function version(): string {
   return pkg.version;
 }
 
-/** Thrown to end early with usage text on stdout and exit code 0 (`<command> --help`). */
-class HelpRequested extends Error {}
-
-function parse(args: string[], options: ArgOptions) {
-  let values: Record<string, string | boolean | (string | boolean)[] | undefined>;
-  try {
-    values = parseArgs({
-      args,
-      options: { ...options, config: { type: "string" }, help: { type: "boolean", short: "h" } },
-      allowPositionals: false,
-      strict: true,
-    }).values;
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  if (values.help) throw new HelpRequested();
-  return values;
-}
+/** A command's flags, without positional arguments. */
+const parse = (args: string[], options: ArgOptions, usage: string) => parseFlags(args, options, usage).values;
 
 function role<R extends string>(value: unknown, allowed: readonly R[]): R | undefined {
   if (value === undefined) return undefined;
@@ -71,7 +28,7 @@ function role<R extends string>(value: unknown, allowed: readonly R[]): R | unde
 }
 
 async function serve(args: string[]): Promise<void> {
-  const values = parse(args, { port: { type: "string" }, host: { type: "string" }, role: { type: "string" } });
+  const values = parse(args, { port: { type: "string" }, host: { type: "string" }, role: { type: "string" } }, SERVE_USAGE);
   const serveRole = role(values.role, ["all", "api"] as const) ?? "all";
   const overrides: Partial<ServerConfig> = {};
   if (typeof values.port === "string") {
@@ -91,7 +48,7 @@ async function serve(args: string[]): Promise<void> {
 }
 
 async function worker(args: string[]): Promise<void> {
-  const values = parse(args, {});
+  const values = parse(args, {}, WORKER_USAGE);
   const config = await loadConfig({ file: values.config as string | undefined });
   const { startWorker } = await import("./worker.js");
   await startWorker(config, { handleSignals: true });
@@ -99,7 +56,7 @@ async function worker(args: string[]): Promise<void> {
 }
 
 async function doctor(args: string[]): Promise<number> {
-  const values = parse(args, { role: { type: "string" }, json: { type: "boolean" } });
+  const values = parse(args, { role: { type: "string" }, json: { type: "boolean" } }, DOCTOR_USAGE);
   const config = await loadConfig({ file: values.config as string | undefined });
   const { runDoctor, formatDoctor, doctorExitCode } = await import("./doctor/index.js");
   const checks = await runDoctor(config, { role: role(values.role, ["all", "api", "worker"] as const) ?? "all" });
@@ -121,7 +78,7 @@ async function withStore<T>(configFile: unknown, use: (store: ProjectStore) => P
 }
 
 async function projectsCreate(args: string[]): Promise<void> {
-  const values = parse(args, { name: { type: "string" }, json: { type: "boolean" } });
+  const values = parse(args, { name: { type: "string" }, json: { type: "boolean" } }, PROJECTS_USAGE);
   if (typeof values.name !== "string" || values.name.trim() === "") throw new UsageError("projects create needs --name NAME");
   const name = values.name;
   const { project, secretKey } = await withStore(values.config, (store) => store.create(name));
@@ -144,7 +101,7 @@ async function projectsCreate(args: string[]): Promise<void> {
 }
 
 async function projectsList(args: string[]): Promise<void> {
-  const values = parse(args, { json: { type: "boolean" } });
+  const values = parse(args, { json: { type: "boolean" } }, PROJECTS_USAGE);
   const { rows, source } = await withStore(values.config, async (store) => ({
     rows: store.list().map((p: Project) => ({ id: p.id, name: p.name, publishableKey: p.publishableKey, enabled: p.enabled })),
     source: store.source,
@@ -179,6 +136,14 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const args = sub === undefined ? [] : [sub, ...rest];
+  if (command === "render") {
+    const { render } = await import("./cli/render.js");
+    return render(args);
+  }
+  if (command === "projects" && (sub === undefined || sub === "-h" || sub === "--help")) {
+    process.stdout.write(PROJECTS_USAGE);
+    return sub === undefined ? 2 : 0;
+  }
   if (command === "serve") await serve(args);
   else if (command === "worker") await worker(args);
   else if (command === "doctor") return doctor(args);
@@ -193,9 +158,9 @@ try {
   if (code !== 0) process.exitCode = code;
 } catch (error) {
   if (error instanceof HelpRequested) {
-    process.stdout.write(USAGE);
+    process.stdout.write(error.usage);
   } else if (error instanceof UsageError) {
-    process.stderr.write(`renderkit: ${error.message}\n\n${USAGE}`);
+    process.stderr.write(`renderkit: ${error.message}\n\n${error.usage ?? USAGE}`);
     process.exitCode = 2;
   } else if (error instanceof ConfigError) {
     process.stderr.write(`renderkit: invalid config: ${error.message}\n`);
