@@ -100,7 +100,11 @@ describe("bad requests", () => {
     expectError(await api(server.url, "/v1/render/async", { json: "[1,2]", key: A }), 400, "InvalidOptions");
   });
   it("answers 413 for a body over the limit", async () => {
-    expectError(await api(server.url, "/v1/render/async", { json: { html: "x".repeat(10_000) }, key: A }), 413);
+    expectError(
+      await api(server.url, "/v1/render/async", { json: { html: "x".repeat(10_000) }, key: A }),
+      413,
+      "PayloadTooLarge",
+    );
   });
   it("answers 413 to a chunked body over the limit, closes that connection and stays up", async () => {
     const { port } = new URL(server.url);
@@ -122,7 +126,7 @@ describe("bad requests", () => {
     });
     expect(head).toMatch(/^HTTP\/1\.1 413/);
     expect(head.toLowerCase()).toContain("connection: close");
-    expect(head).toContain('"code":"InvalidOptions"');
+    expect(head).toContain('"code":"PayloadTooLarge"');
     await new Promise((r) => setTimeout(r, 200));
     expect((await api(server.url, "/health")).status).toBe(200);
   });

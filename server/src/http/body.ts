@@ -3,7 +3,7 @@ import { HttpProblem } from "./errors.js";
 
 /** A 413 that closes the connection: the rest of the body is never read. */
 function tooLarge(limit: number): HttpProblem {
-  return new HttpProblem(413, `The request body is larger than ${limit} bytes`, "InvalidOptions", { connection: "close" });
+  return new HttpProblem(413, `The request body is larger than ${limit} bytes`, "PayloadTooLarge", { connection: "close" });
 }
 
 /**

@@ -1,4 +1,6 @@
+import { basename } from "node:path";
 import { isRenderError, RenderError } from "@renderkit/core";
+import contentDisposition from "content-disposition";
 import type { H3Event } from "h3";
 import type { AppContext } from "../context.js";
 import type { Project } from "../types.js";
@@ -54,22 +56,32 @@ export function reportIgnored(event: H3Event, ignored: readonly string[]): void 
   answerHeaders(event)["x-ignored-options"] = value;
 }
 
-/** `Content-Disposition: attachment` for a client-chosen file name: an ASCII fallback and RFC 8187 UTF-8. */
+/**
+ * `Content-Disposition: attachment` for a client-chosen file name (RFC 6266): the base name, cut to
+ * 200 characters, as a quoted ASCII `filename` (other characters become `_`) and, when that is not the
+ * exact name, an RFC 8187 `filename*=UTF-8''…` with every character outside attr-char (`'()*`, spaces,
+ * non-ASCII) percent-encoded.
+ */
 export function attachment(name: string): string {
-  const cut = name.slice(0, 200);
-  const ascii = cut.replace(/[^\x20-\x7e]|["\\]/g, "_");
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(cut)}`;
+  const cut = Array.from(name.replace(LONE_SURROGATE, "\ufffd")).slice(0, 200).join("");
+  return contentDisposition(cut, { type: "attachment", fallback: basename(cut).replace(/[^\x20-\x7e]/g, "_") });
 }
+
+/** A UTF-16 surrogate without its pair: it has no UTF-8 form, so it cannot be percent-encoded. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** Authenticates the request; an unknown key re-reads a `projects.json` that changed meanwhile. */
 export async function projectOf(event: H3Event, ctx: AppContext): Promise<Project> {
   const header = event.req.headers.get("authorization");
+  let project: Project;
   try {
-    return authenticate(header, ctx.projects);
+    project = authenticate(header, ctx.projects);
   } catch (error) {
     if (!isRenderError(error) || error.code !== "ApiKeyNotFound" || !(await ctx.projects.refreshIfChanged())) throw error;
-    return authenticate(header, ctx.projects);
+    project = authenticate(header, ctx.projects);
   }
+  event.context.projectId = project.id; // for the access log
+  return project;
 }
 
 /** Authenticates a request that is not counted (status lookups) and reports the project's limit. */
