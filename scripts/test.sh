@@ -41,6 +41,7 @@ solo_results="$(mktemp "${TMPDIR:-/tmp}/renderkit-vitest-solo.XXXXXX.json")"
 redis_results="$(mktemp "${TMPDIR:-/tmp}/renderkit-vitest-redis.XXXXXX.json")"
 trap 'rm -f "$results" "$solo_results" "$redis_results"' EXIT
 
+step container-setup bash scripts/container-setup.sh --packages --check
 step lint npm run --silent lint
 step typecheck npm run --silent typecheck
 step circular npm run --silent circular

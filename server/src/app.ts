@@ -3,6 +3,9 @@ import { H3, type H3Event } from "h3";
 import type { AppContext } from "./context.js";
 import { HttpProblem, toErrorResponse } from "./http/errors.js";
 import { answerHeaders } from "./http/respond.js";
+import { logAccess } from "./logging.js";
+import { metricsRoutes, ServerMetrics } from "./metrics.js";
+import { docsRoutes } from "./routes/docs.js";
 import { fileRoutes } from "./routes/files.js";
 import { linkRoutes } from "./routes/links.js";
 import { metaRoutes } from "./routes/meta.js";
@@ -22,6 +25,8 @@ const KNOWN: Record<string, string> = {
   "/health": "GET, HEAD",
   "/ready": "GET, HEAD",
   "/v1/openapi.json": "GET, HEAD",
+  "/docs": "GET, HEAD",
+  "/docs/scalar.js": "GET, HEAD",
   "/renders/:key": "GET, HEAD",
 };
 
@@ -31,17 +36,22 @@ const KNOWN: Record<string, string> = {
  * error into the API's error body; handlers never shape errors themselves.
  */
 export function createApp(ctx: AppContext): H3 {
+  // Per app: a registry of its own, fed by this renderer's events.
+  const metrics = ctx.config.metrics.enabled ? new ServerMetrics(ctx.renderer, { browsers: ctx.role !== "api" }) : undefined;
   const app = new H3({
     // Only what h3 refuses before the middleware runs (a malformed escape in the path) gets here.
     onError: (error, event) => {
       const requestId = (event.context.requestId as string | undefined) ?? newRequestId();
       const malformed = error.status === 400;
       const problem = malformed ? new HttpProblem(400, "The request path has a malformed percent-escape") : error;
-      return toErrorResponse(problem, requestId, ctx.logger);
+      const response = toErrorResponse(problem, requestId, ctx.logger);
+      logAccess(ctx.logger, { requestId, method: event.req.method, route: "(unrouted)", status: response.status, durationMs: 0 });
+      return response;
     },
   });
   app.use(async (event: H3Event, next) => {
     const requestId = newRequestId();
+    const started = performance.now();
     event.context.requestId = requestId;
     let response: unknown;
     try {
@@ -60,12 +70,25 @@ export function createApp(ctx: AppContext): H3 {
         }
       }
     }
+    metrics?.request(event, response instanceof Response ? response.status : (event.res.status ?? 200));
+    // The access line: the route pattern, never the path's values or query (render links carry options and tokens).
+    logAccess(ctx.logger, {
+      requestId,
+      method: event.req.method,
+      route: event.context.matchedRoute?.route ?? "(unrouted)",
+      status: response instanceof Response ? response.status : (event.res.status ?? 200),
+      durationMs: performance.now() - started,
+      projectId: event.context.projectId as string | undefined,
+      renderId: response instanceof Response ? (response.headers.get("x-render-id") ?? undefined) : undefined,
+    });
     return response;
   });
   renderRoutes(app, ctx);
   linkRoutes(app, ctx);
   fileRoutes(app, ctx);
   metaRoutes(app, ctx);
+  docsRoutes(app);
+  if (metrics) metricsRoutes(app, ctx, metrics);
   for (const [path, allow] of Object.entries(KNOWN)) {
     app.all(path, () => {
       throw new HttpProblem(405, `Method not allowed for this path (allowed: ${allow})`, undefined, { allow });

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { isIP } from "node:net";
 import { DEFAULT_ADBLOCK_LISTS } from "@renderkit/core";
 import { ConfigError, LOG_LEVELS } from "./config-error.js";
+import { metricsConfig } from "./config-metrics.js";
 import { pluginEntries } from "./config-plugins.js";
 import { redisConfig, s3Config, storageConfig } from "./config-scale.js";
 import { boolean, fail, httpAddress, integer, isObject, object, string } from "./config-values.js";
@@ -229,11 +230,15 @@ const CHECKS: { [K in keyof ServerConfig]-?: (value: unknown, path: string) => S
   redis: redisConfig,
   storage: storageConfig,
   plugins: pluginEntries,
+  metrics: metricsConfig,
   logLevel: (v, p) =>
     typeof v === "string" && (LOG_LEVELS as readonly string[]).includes(v)
       ? v
       : fail(p, `must be one of ${LOG_LEVELS.join(", ")}`),
 };
+
+/** Every key the configuration accepts (top level). */
+export const CONFIG_KEYS: readonly string[] = Object.keys(CHECKS);
 
 /** Checks a partial configuration (file, overrides): unknown keys and bad values throw `ConfigError`. */
 export function checkConfig(input: unknown, where = ""): Partial<ServerConfig> {

@@ -1,11 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { DEFAULT_ADBLOCK_LISTS } from "@renderkit/core";
-import { checkConfig, DEFAULT_ADBLOCK_REFRESH_SECONDS, filterLists, LIST_ADDRESS } from "./config-checks.js";
+import { checkConfig, DEFAULT_ADBLOCK_REFRESH_SECONDS, LIST_ADDRESS } from "./config-checks.js";
+import { configFromEnv } from "./config-env.js";
 import { ConfigError } from "./config-error.js";
 import type { PluginEntry, ServerConfig } from "./types.js";
 
-export { checkConfig, sha256Hex } from "./config-checks.js";
+export { CONFIG_KEYS, checkConfig, sha256Hex } from "./config-checks.js";
+export { ENV_VARIABLES, type EnvVariable, envName } from "./config-env.js";
 export { ConfigError, LOG_LEVELS } from "./config-error.js";
 
 export interface LoadConfigOptions {
@@ -38,6 +40,7 @@ export function defaultConfig(cwd: string = process.cwd()): ServerConfig {
     logLevel: "info",
     storage: { kind: "fs" },
     plugins: [],
+    metrics: { enabled: false },
   };
 }
 
@@ -50,35 +53,6 @@ function resolveLists(lists: string[], base: string): string[] {
 function resolvePluginPath(entry: PluginEntry, base: string): PluginEntry {
   const fix = (specifier: string) => (/^\.\.?[\\/]/.test(specifier) ? resolve(base, specifier) : specifier);
   return typeof entry === "string" ? fix(entry) : { ...entry, module: fix(entry.module) };
-}
-
-/** `RENDERKIT_ADBLOCK_LISTS`: comma-separated file paths or addresses; replaces `adblock.lists` only. */
-function adblockListsFromEnv(env: NodeJS.ProcessEnv): string[] | undefined {
-  const raw = env.RENDERKIT_ADBLOCK_LISTS?.trim();
-  if (!raw) return undefined;
-  const entries = raw
-    .split(",")
-    .map((entry) => entry.trim())
-    .filter(Boolean);
-  try {
-    return resolveLists(filterLists(entries, "adblock.lists"), process.cwd());
-  } catch (error) {
-    throw new ConfigError(`${(error as Error).message} (from environment variable RENDERKIT_ADBLOCK_LISTS)`);
-  }
-}
-
-/** Environment variables that set a configuration key (after the file, before overrides). */
-const ENV_KEYS = { PORT: "port", HOST: "host", RENDERKIT_DATA_DIR: "dataDir", RENDERKIT_LOG_LEVEL: "logLevel" } as const;
-
-function fromEnv(env: NodeJS.ProcessEnv): Partial<ServerConfig> {
-  const out: Partial<ServerConfig> = {};
-  for (const [name, key] of Object.entries(ENV_KEYS)) {
-    const raw = env[name]?.trim();
-    if (!raw) continue;
-    const value = key === "port" ? (/^\d{1,5}$/.test(raw) ? Number(raw) : raw) : raw;
-    Object.assign(out, checkConfig({ [key]: value }, `from environment variable ${name}`));
-  }
-  return out;
 }
 
 async function readConfigFile(file: string): Promise<unknown> {
@@ -98,8 +72,8 @@ async function readConfigFile(file: string): Promise<unknown> {
 
 /**
  * Loads the server configuration. Precedence, lowest first: defaults, the JSON file
- * (`file`, else `RENDERKIT_CONFIG`), environment variables (`PORT`, `HOST`, `RENDERKIT_DATA_DIR`,
- * `RENDERKIT_LOG_LEVEL`, `RENDERKIT_ADBLOCK_LISTS`), `overrides`. A relative `dataDir` or filter
+ * (`file`, else `RENDERKIT_CONFIG`), environment variables (`ENV_VARIABLES`: `RENDERKIT_<KEY>` for
+ * every key, plus `PORT` and `HOST`), `overrides`. A relative `dataDir` or filter
  * list path in the file is resolved against the file's directory, elsewhere against the working directory.
  */
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<ServerConfig> {
@@ -114,14 +88,14 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Serve
     if (fromFile.plugins) fromFile.plugins = fromFile.plugins.map((entry) => resolvePluginPath(entry, dirname(file)));
     Object.assign(config, fromFile);
   }
-  Object.assign(config, fromEnv(env));
-  const redisUrl = env.RENDERKIT_REDIS_URL?.trim();
-  if (redisUrl) {
-    const { url: _url, ...rest } = config.redis ?? {};
-    config.redis = checkConfig({ redis: { ...rest, url: redisUrl } }, "from environment variable RENDERKIT_REDIS_URL").redis;
+  const fromEnv = configFromEnv(env, config);
+  // Paths from the environment are resolved against the working directory.
+  if (fromEnv.keys.has("adblock.lists") && fromEnv.config.adblock) {
+    fromEnv.config.adblock.lists = resolveLists(fromEnv.config.adblock.lists, process.cwd());
   }
-  const envLists = adblockListsFromEnv(env);
-  if (envLists) config.adblock = { ...config.adblock, lists: envLists };
+  if (fromEnv.config.plugins)
+    fromEnv.config.plugins = fromEnv.config.plugins.map((entry) => resolvePluginPath(entry, process.cwd()));
+  Object.assign(config, fromEnv.config);
   if (options.overrides) Object.assign(config, checkConfig(options.overrides, "in the overrides"));
   config.dataDir = resolve(config.dataDir);
   if (config.redirectAfter > config.maxRedirectAfter) {

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer as createNetServer } from "node:net";
 import type { Duplex } from "node:stream";
-import { ConsoleLogger, type Logger, type PluginManifest, type Renderer } from "@renderkit/core";
+import type { Logger, PluginManifest, Renderer } from "@renderkit/core";
 import { toNodeHandler } from "h3";
 import type { Redis } from "ioredis";
 import { listen } from "listhen";
@@ -10,6 +10,7 @@ import { createApp } from "./app.js";
 import { compose } from "./compose.js";
 import { needsRedis } from "./config-scale.js";
 import type { AppContext } from "./context.js";
+import { createServerLogger } from "./logging.js";
 import { ProjectStore } from "./projects.js";
 import { handleSignals } from "./signals.js";
 import { lockDataDir } from "./state/data-dir-lock.js";
@@ -79,7 +80,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
  * worker in one (`role: "all"`), with S3 storage when `storage.kind` is `s3`.
  */
 export async function startServer(config: ServerConfig, options: StartOptions = {}): Promise<RunningServer> {
-  const logger = options.logger ?? new ConsoleLogger(config.logLevel);
+  const logger = options.logger ?? createServerLogger({ level: config.logLevel });
   if (!config.redis && options.role === "api") throw needsRedis("serve --role api");
   // File mode: the data directory's queue and records belong to this process alone. Redis mode:
   // one shared-state connection for projects, records, limits and load, closed last.

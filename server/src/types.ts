@@ -97,6 +97,15 @@ export interface ServerConfig {
   storage: StorageConfig;
   /** Third-party plugins loaded at start (package names or paths). */
   plugins: PluginEntry[];
+  /** `/metrics` in Prometheus text format. Default `{ enabled: false }`. */
+  metrics: MetricsConfig;
+}
+
+/** `/metrics`: off by default; with `token`, scrapes need `Authorization: Bearer <token>`. */
+export interface MetricsConfig {
+  enabled: boolean;
+  /** Not enumerable (kept out of logs and `JSON.stringify`). */
+  token?: string;
 }
 
 /** A project as written in the config file. */

@@ -1,7 +1,8 @@
-import { ConsoleLogger, type Logger, type PluginManifest, type Renderer } from "@renderkit/core";
+import type { Logger, PluginManifest, Renderer } from "@renderkit/core";
 import { type Composed, compose } from "./compose.js";
 import { ConfigError } from "./config-error.js";
 import { needsRedis } from "./config-scale.js";
+import { createServerLogger } from "./logging.js";
 import { ProjectStore } from "./projects.js";
 import { handleSignals } from "./signals.js";
 import { closeRedis, connectRedis } from "./state/redis-client.js";
@@ -37,7 +38,7 @@ export function workerBaseUrl(config: ServerConfig): string {
  * (`baseUrl`), which read the same records and storage.
  */
 export async function startWorker(config: ServerConfig, options: WorkerOptions = {}): Promise<RunningWorker> {
-  const logger = options.logger ?? new ConsoleLogger(config.logLevel);
+  const logger = options.logger ?? createServerLogger({ level: config.logLevel });
   // Redis first: it is what a single node's config lacks, and asking for baseUrl would point the operator the wrong way.
   if (!config.redis) throw needsRedis("worker");
   const baseUrl = workerBaseUrl(config);

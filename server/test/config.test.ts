@@ -66,6 +66,7 @@ describe("loadConfig defaults and sources", () => {
       logLevel: "info",
       storage: { kind: "fs" },
       plugins: [],
+      metrics: { enabled: false },
     });
     expect(config.redis).toBeUndefined();
   });

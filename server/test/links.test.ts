@@ -61,9 +61,7 @@ describe("render links", () => {
     const query = `url=${encodeURIComponent(`${site.url}/p?a=1&b=%C3%A9 x`)}&hide_selector=%23nothing&click=%23a&click=%23b&download=shot%20one.png`;
     const { response } = await link(`/v1/${PROJECT_A.publishableKey}/${sign(query)}/png?${query}`);
     expect(response.status).toBe(200);
-    expect(response.headers.get("content-disposition")).toBe(
-      `attachment; filename="shot one.png"; filename*=UTF-8''shot%20one.png`,
-    );
+    expect(response.headers.get("content-disposition")).toBe(`attachment; filename="shot one.png"`);
     expect(site.requests.some((r) => r.url === "/p?a=1&b=%C3%A9%20x" || r.url === "/p?a=1&b=%C3%A9 x")).toBe(true);
     const reordered = `click=%23a&click=%23b&url=${encodeURIComponent(`${site.url}/p?a=1&b=%C3%A9 x`)}&hide_selector=%23nothing&download=shot%20one.png`;
     const mismatch = await link(`/v1/${PROJECT_A.publishableKey}/${sign(query)}/png?${reordered}`);

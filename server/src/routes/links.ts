@@ -61,6 +61,7 @@ function refuseOnLinks(options: RenderOptions, signed: boolean): void {
  */
 export function linkRoutes(app: H3, ctx: AppContext): void {
   const render = async (event: H3Event, project: Project, query: string, format: string, signed: boolean) => {
+    event.context.projectId = project.id; // for the access log
     const verdict = await ctx.limits.consume(project);
     Object.assign(answerHeaders(event), ctx.limits.headers(verdict));
     if (!verdict.allowed) throw new RenderError("RateLimitExceededError", "Rate limit reached; retry later");

@@ -36,6 +36,9 @@ export async function submitRender(
   await ctx.destinations.check(project, parsed.options);
   const meta = {
     projectId: project.id,
+    // Labels of the render metrics (never sent in webhooks or kept in records).
+    format: parsed.options.format,
+    engine: parsed.options.engine ?? ctx.renderer.engines[0],
     ...(server.webhookUrl ? { webhookUrl: server.webhookUrl } : {}),
     redirectAfter: server.redirectAfter,
     ...(server.responseType ? { responseType: server.responseType } : {}),
