@@ -125,6 +125,15 @@ async function projectsList(args: string[]): Promise<void> {
   );
 }
 
+async function projectsEnable(args: string[], enabled: boolean): Promise<void> {
+  const { values, positionals } = parseFlags(args, {}, PROJECTS_USAGE, true);
+  const [id, ...extra] = positionals;
+  if (extra.length > 0) throw new UsageError(`projects ${enabled ? "enable" : "disable"} takes one project id`);
+  if (id === undefined) throw new UsageError(`projects ${enabled ? "enable" : "disable"} needs the project's id`);
+  const project = await withStore(values.config, (store) => store.setEnabled(id, enabled));
+  out(`Project "${project.id}" is ${enabled ? "enabled" : "disabled"}; running servers take it up within a second.`);
+}
+
 async function main(argv: string[]): Promise<number> {
   const [command, sub, ...rest] = argv;
   if (command === undefined || command === "-h" || command === "--help" || command === "help") {
@@ -149,6 +158,7 @@ async function main(argv: string[]): Promise<number> {
   else if (command === "doctor") return doctor(args);
   else if (command === "projects" && sub === "create") await projectsCreate(rest);
   else if (command === "projects" && sub === "list") await projectsList(rest);
+  else if (command === "projects" && (sub === "disable" || sub === "enable")) await projectsEnable(rest, sub === "enable");
   else throw new UsageError(`unknown command: ${[command, sub].filter(Boolean).join(" ")}`);
   return 0;
 }

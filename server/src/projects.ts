@@ -233,6 +233,32 @@ export class ProjectStore {
     return { project: this.byId(id)!, secretKey: keys.secretKey };
   }
 
+  /**
+   * Enables or disables a project of the projects document (`renderkit projects disable ID`):
+   * its keys then answer 401 `ProjectNotEnabled` on every node, within a second.
+   */
+  setEnabled(id: string, enabled: boolean): Promise<Project> {
+    const run = this.writing.then(async () => {
+      const doc = this.doc;
+      if (!doc) throw new Error("Projects are defined in the config file (projects); change `enabled` there");
+      let saved: StoredFile | undefined;
+      await doc.update(async (current) => {
+        const stored: StoredFile = current ?? { version: 1, projects: [] };
+        if (!stored.projects.some((p) => p.id === id)) throw new Error(`No project with id "${id}"`);
+        saved = { ...stored, projects: stored.projects.map((p) => (p.id === id ? { ...p, enabled } : p)) };
+        return saved;
+      });
+      const files = (saved as StoredFile).projects;
+      if (files.length > 0) this.key ??= await this.masterKey(false);
+      this.loadedVersion = await doc.version().catch(() => "");
+      this.replace(files.map((p) => this.fromStored(p)));
+      this.logger?.info(enabled ? "project enabled" : "project disabled", { id });
+      return this.byId(id) as Project;
+    });
+    this.writing = run.catch(() => {});
+    return run;
+  }
+
   private masterKey(mayGenerate: boolean): Promise<Buffer> {
     const given = this.options.masterKey ?? (process.env.RENDERKIT_MASTER_KEY || undefined);
     if (given === undefined && mayGenerate && this.config.redis) {

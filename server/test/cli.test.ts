@@ -73,6 +73,32 @@ describe("renderkit CLI", () => {
     expect(store.byId("x")?.webhookSecret).toBe(webhookSecret);
   });
 
+  it("projects disable and enable switch a project's keys off and on, and a running server's store follows", async () => {
+    const created = await run(["projects", "create", "--name", "y"]);
+    const secretKey = field(created.stdout, "secret key");
+    // The store of a server already running on the same data directory.
+    const { store } = await ProjectStore.open(await loadConfig({ env: {}, overrides: { dataDir: dir } }));
+    expect(authenticate(`Bearer ${secretKey}`, store).id).toBe("y");
+
+    const disabled = await run(["projects", "disable", "y"]);
+    expect(disabled.code, disabled.stderr).toBe(0);
+    expect(disabled.stdout).toContain('Project "y" is disabled');
+    expect((await run(["projects", "list"])).stdout).toMatch(/^y\s+y\s+\S+\s+no$/m);
+    expect(await store.refreshIfChanged(Date.now() + 5_000)).toBe(true);
+    expect(() => authenticate(`Bearer ${secretKey}`, store)).toThrow(expect.objectContaining({ code: "ProjectNotEnabled" }));
+
+    expect((await run(["projects", "enable", "y"])).code).toBe(0);
+    expect(await store.refreshIfChanged(Date.now() + 10_000)).toBe(true);
+    expect(authenticate(`Bearer ${secretKey}`, store).id).toBe("y");
+
+    const unknown = await run(["projects", "disable", "nope"]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('No project with id "nope"');
+    const missing = await run(["projects", "disable"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("needs the project's id");
+  });
+
   it("projects list on an empty data directory says so and creates nothing", async () => {
     const listed = await run(["projects", "list"]);
     expect(listed.code).toBe(0);

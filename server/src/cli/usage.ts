@@ -41,10 +41,12 @@ Checks Chromium, ffmpeg, fonts, Redis, S3 and the data directory; says exactly w
 Exits 1 when a check fails.
 `;
 
-export const PROJECTS_USAGE = `Usage: renderkit projects <create|list> [options]
+export const PROJECTS_USAGE = `Usage: renderkit projects <create|list|disable|enable> [options]
 
   projects create --name NAME [--config FILE] [--json]   make a project and print its keys (once)
   projects list [--config FILE] [--json]                 list projects (ids, names, publishable keys)
+  projects disable ID [--config FILE]                    refuse the project's keys (401 ProjectNotEnabled)
+  projects enable ID [--config FILE]                     accept them again
 `;
 
 export const USAGE = `Usage: renderkit <command> [options]

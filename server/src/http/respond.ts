@@ -70,9 +70,11 @@ export function attachment(name: string): string {
 /** A UTF-16 surrogate without its pair: it has no UTF-8 form, so it cannot be percent-encoded. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
-/** Authenticates the request; an unknown key re-reads a `projects.json` that changed meanwhile. */
+/** Authenticates the request; projects changed meanwhile (`projects.json` or Redis) are re-read first, at most once a second. */
 export async function projectOf(event: H3Event, ctx: AppContext): Promise<Project> {
   const header = event.req.headers.get("authorization");
+  // At most once a second: a project disabled (or re-enabled) by the CLI takes effect here too.
+  await ctx.projects.refreshIfChanged();
   let project: Project;
   try {
     project = authenticate(header, ctx.projects);
