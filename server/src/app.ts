@@ -38,6 +38,7 @@ const KNOWN: Record<string, string> = {
 export function createApp(ctx: AppContext): H3 {
   // Per app: a registry of its own, fed by this renderer's events.
   const metrics = ctx.config.metrics.enabled ? new ServerMetrics(ctx.renderer, { browsers: ctx.role !== "api" }) : undefined;
+  if (metrics && ctx.webhooks) ctx.webhooks.listener = (attempt) => metrics.webhookAttempt(attempt);
   const app = new H3({
     // Only what h3 refuses before the middleware runs (a malformed escape in the path) gets here.
     onError: (error, event) => {

@@ -46,9 +46,19 @@ export interface ComposeOptions {
   plugins?: readonly PluginManifest[];
 }
 
+/** Outcome of one webhook delivery attempt made by this process (`WebhookOptions.onAttempt`). */
+export type WebhookAttempt = { delivered: boolean; status?: number; permanent: boolean };
+
+/** Where this process's webhook attempts are reported; the HTTP app's metrics set `listener`. */
+export interface WebhookAttempts {
+  listener?: (attempt: WebhookAttempt) => void;
+}
+
 /** The parts of one renderkit process, and how to stop them. */
 export interface Composed {
   renderer: Renderer;
+  /** Webhook delivery attempts of this process, for metrics. */
+  webhooks: WebhookAttempts;
   records: RenderRecords;
   load: ProjectLoad;
   limits: RateLimits;
@@ -74,7 +84,12 @@ const fsQueue = definePlugin((dir: string) => ({
 }));
 
 /** Queue, storage and webhooks of this mode: files in one process, or Redis and S3 shared by many. */
-function modePlugins(config: ServerConfig, role: Role, projects: ProjectStore): PluginManifest[] {
+function modePlugins(
+  config: ServerConfig,
+  role: Role,
+  projects: ProjectStore,
+  webhookAttempts: WebhookAttempts,
+): PluginManifest[] {
   const { redis, storage, webhooks } = config;
   const out: PluginManifest[] = [];
   if (redis) {
@@ -104,6 +119,7 @@ function modePlugins(config: ServerConfig, role: Role, projects: ProjectStore): 
         dir: join(config.dataDir, "webhooks"),
         timeoutMs: webhooks.timeoutMs,
         schedule: webhooks.scheduleMs,
+        onAttempt: (attempt) => webhookAttempts.listener?.(attempt),
         ...(redis ? { redis: { url: redis.url, prefix: redis.prefix, lockMs: redis.lockDurationMs } } : {}),
       }),
     );
@@ -139,6 +155,7 @@ export async function compose(config: ServerConfig, options: ComposeOptions): Pr
     });
     const load: ProjectLoad = redis ? new RedisProjectLoad(redis, prefix) : new MemoryProjectLoad();
     const limits = new RateLimits(redis ? { redis, keyPrefix: `${prefix}:rl` } : {});
+    const webhookAttempts: WebhookAttempts = {};
     const destinations = new Destinations(projects, config, baseUrl, logger);
     cleanups.push(() => destinations.close());
     const plugins = [
@@ -150,7 +167,7 @@ export async function compose(config: ServerConfig, options: ComposeOptions): Pr
       markdownFormat(),
       svgFormat(),
       videoFormats(),
-      ...modePlugins(config, role, projects),
+      ...modePlugins(config, role, projects, webhookAttempts),
     ];
     const renderer = await createRenderer({
       plugins,
@@ -174,6 +191,7 @@ export async function compose(config: ServerConfig, options: ComposeOptions): Pr
     sweeper.unref();
     return {
       renderer,
+      webhooks: webhookAttempts,
       records,
       load,
       limits,

@@ -1,5 +1,5 @@
 import type { Logger, Renderer } from "@renderkit/core";
-import type { Role } from "./compose.js";
+import type { Role, WebhookAttempts } from "./compose.js";
 import type { Destinations } from "./destinations.js";
 import type { RateLimits } from "./http/rate-limit.js";
 import type { ProjectStore } from "./projects.js";
@@ -18,6 +18,8 @@ export interface AppContext {
   load: ProjectLoad;
   /** Project buckets and presigned uploads (`use_s3`, `s3_presigned_url`). */
   destinations: Destinations;
+  /** This process's webhook delivery attempts (metrics); absent when the app is built without them. */
+  webhooks?: WebhookAttempts;
   /** What this process does: `all` (API and renders) or `api` (API only; workers render). */
   role: Exclude<Role, "worker">;
   config: ServerConfig;

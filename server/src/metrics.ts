@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { EngineStats, RenderEvent, Renderer } from "@renderkit/core";
 import type { H3, H3Event } from "h3";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { WebhookAttempt } from "./compose.js";
 import type { AppContext } from "./context.js";
 import { HttpProblem } from "./http/errors.js";
 
@@ -23,11 +24,18 @@ export class ServerMetrics {
   private readonly renderSeconds: Histogram<"format" | "engine" | "outcome">;
   private readonly queueSeconds: Histogram<"format" | "engine">;
   private readonly requests: Counter<"method" | "route" | "status">;
+  private readonly webhooks: Counter<"outcome">;
   private readonly unsubscribe: () => void;
 
   constructor(renderer: Renderer, options: { browsers: boolean }) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
+    this.webhooks = new Counter({
+      name: "renderkit_webhook_attempts_total",
+      help: "Webhook delivery attempts this process made, by outcome: delivered or failed (a failed attempt is retried on the schedule until none is left).",
+      labelNames: ["outcome"],
+      registers,
+    });
     this.renders = new Counter({
       name: "renderkit_renders_total",
       help: "Renders that ended in this process, by format, engine and outcome (succeeded, failed).",
@@ -81,6 +89,11 @@ export class ServerMetrics {
     const seconds = succeeded ? event.result.renderTime / 1000 : Math.max(0, event.endTime - event.startTime) / 1000;
     this.renderSeconds.observe({ format, engine, outcome }, seconds);
     if (succeeded) this.queueSeconds.observe({ format, engine }, Math.max(0, event.result.queueTime) / 1000);
+  }
+
+  /** Counts one webhook delivery attempt: delivered, or failed (retried on the schedule unless it was the last). */
+  webhookAttempt(attempt: WebhookAttempt): void {
+    this.webhooks.inc({ outcome: attempt.delivered ? "delivered" : "failed" });
   }
 
   /** Counts an answered request under its route pattern (never the raw path). */

@@ -165,6 +165,7 @@ async function start(
     limits: parts.limits,
     load: parts.load,
     destinations: parts.destinations,
+    webhooks: parts.webhooks,
     role,
     config,
     logger,

@@ -150,6 +150,44 @@ describe("/metrics open (enabled, no token)", () => {
   });
 });
 
+describe("webhook delivery metrics", () => {
+  let server: TestServer;
+  let receiver: Awaited<ReturnType<typeof listenLocal>>;
+  beforeAll(async () => {
+    // `/ok` takes the webhook; `/broken` answers 500 (a failed attempt, retried later).
+    receiver = await listenLocal((req) => (req.url === "/ok" ? { status: 200 } : { status: 500 }));
+    server = await startTestServer({ metrics: { enabled: true } });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await receiver?.close();
+  });
+
+  it("counts delivered and failed attempts", async () => {
+    const scrape = async () => (await api(server.url, "/metrics")).text;
+    expect(sample(await scrape(), "renderkit_webhook_attempts_total", { outcome: "delivered" })).toBeUndefined();
+    for (const path of ["/ok", "/broken"]) {
+      const answer = await api(server.url, "/v1/render/async", {
+        json: { url: `${site.url}/red`, width: 200, height: 100, webhook_url: `${receiver.url}${path}` },
+        key: A,
+      });
+      expect(answer.status, answer.text).toBe(201);
+    }
+    // Wait for both first attempts to reach the receiver, then for the counters to show them.
+    let text = "";
+    for (let i = 0; i < 600; i++) {
+      text = await scrape();
+      const delivered = sample(text, "renderkit_webhook_attempts_total", { outcome: "delivered" }) ?? 0;
+      const failed = sample(text, "renderkit_webhook_attempts_total", { outcome: "failed" }) ?? 0;
+      if (delivered >= 1 && failed >= 1) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(sample(text, "renderkit_webhook_attempts_total", { outcome: "delivered" })).toBe(1);
+    expect(sample(text, "renderkit_webhook_attempts_total", { outcome: "failed" })).toBeGreaterThanOrEqual(1);
+    expect(receiver.requests.filter((r) => r.url === "/ok")).toHaveLength(1);
+  }, 180_000);
+});
+
 describe("metrics configuration", () => {
   it("is off by default and read from RENDERKIT_METRICS_ENABLED and RENDERKIT_METRICS_TOKEN", async () => {
     expect((await loadConfig({ env: {} })).metrics).toEqual({ enabled: false });

@@ -70,6 +70,7 @@ export class BullMqWebhookNotifier implements Notifier {
       allowPrivate: options.allowPrivate ?? false,
       lookup: options.lookup,
       timeoutMs: this.tuning.timeoutMs,
+      onAttempt: options.onAttempt,
     };
   }
 

@@ -25,6 +25,11 @@ export interface WebhookOptions {
   concurrency?: number;
   /** How long delivered and failed records are kept (they recognise late duplicates). Default 30 days. */
   retainMs?: number;
+  /**
+   * Told the outcome of every delivery attempt this process makes (metrics): delivered, or not
+   * (`permanent`: no retry follows). Attempts cut short by `close()` are not reported.
+   */
+  onAttempt?(attempt: { delivered: boolean; status?: number; permanent: boolean }): void;
 }
 
 export interface WebhookNotifierOptions extends WebhookOptions {

@@ -24,6 +24,8 @@ export interface Sender {
   timeoutMs: number;
   /** Aborted by `close()`. */
   signal: AbortSignal;
+  /** Told the outcome of every attempt that ran to an end (not those cut by `close()`). */
+  onAttempt?: WebhookOptions["onAttempt"];
 }
 
 /**
@@ -32,6 +34,21 @@ export interface Sender {
  * and posts through a fresh address policy. Never rejects.
  */
 export async function sendDelivery(
+  delivery: Pick<PendingDelivery, "url" | "projectId" | "body">,
+  sender: Sender,
+): Promise<PostOutcome> {
+  const outcome = await attemptDelivery(delivery, sender);
+  if (!outcome.interrupted) {
+    try {
+      sender.onAttempt?.({ delivered: outcome.delivered, status: outcome.status, permanent: outcome.permanent === true });
+    } catch {
+      // A listener's mistake is not the delivery's.
+    }
+  }
+  return outcome;
+}
+
+async function attemptDelivery(
   delivery: Pick<PendingDelivery, "url" | "projectId" | "body">,
   sender: Sender,
 ): Promise<PostOutcome> {

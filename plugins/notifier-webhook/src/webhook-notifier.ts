@@ -55,6 +55,7 @@ export class WebhookNotifier implements Notifier {
       lookup: options.lookup,
       timeoutMs: this.tuning.timeoutMs,
       signal: this.closer.signal,
+      onAttempt: options.onAttempt,
     };
     this.slots = new Semaphore(this.tuning.concurrency);
   }
