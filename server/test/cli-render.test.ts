@@ -166,6 +166,19 @@ describe("renderkit command", () => {
     expect(pkg.files).toContain("bin");
   });
 
+  it("a global install of the server package gives a working renderkit command", async () => {
+    const prefix = join(dir, "global");
+    const npm = await run("npm", ["install", "-g", "--prefix", prefix, "--no-audit", "--no-fund", join(ROOT, "server")], dir);
+    expect(npm.code, npm.stderr).toBe(0);
+    const bin = join(prefix, "bin/renderkit");
+    const version = await run(bin, ["--version"], dir);
+    expect(version.code, version.stderr).toBe(0);
+    expect(version.stdout.trim()).toBe(JSON.parse(await readFile(join(ROOT, "server/package.json"), "utf8")).version);
+    const help = await run(bin, ["projects", "--help"], dir);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("projects disable ID");
+  }, 120_000);
+
   it("the shim says how to build when dist/ is missing", async () => {
     const bare = join(dir, "bare-package");
     await mkdir(join(bare, "bin"), { recursive: true });
