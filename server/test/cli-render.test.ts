@@ -141,7 +141,7 @@ describe("renderkit command", () => {
   it("every command has --help (exit 0, its own usage)", async () => {
     const expected: [string[], string][] = [
       [["render", "--help"], "Usage: renderkit render <url | file.html>"],
-      [["projects", "--help"], "Usage: renderkit projects <create|list>"],
+      [["projects", "--help"], "Usage: renderkit projects <create|list|disable|enable>"],
       [["projects", "create", "--help"], "projects create --name NAME"],
       [["serve", "--help"], "Usage: renderkit serve"],
       [["worker", "--help"], "Usage: renderkit worker"],
