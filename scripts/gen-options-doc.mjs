@@ -7,7 +7,8 @@ import { spawnSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CORE_OPTIONS, snakeName } from "@renderkit/core";
+import { snakeName } from "@renderkit/core";
+import { CORE_OPTIONS } from "@renderkit/core/internal";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const TARGET = join(ROOT, "docs", "options.md");

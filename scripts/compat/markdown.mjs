@@ -1,5 +1,7 @@
 // docs/compatibility.md from the classified catalogue (scripts/compat/status.mjs).
-import { camelize, FORMAT_ONLY_OPTIONS, snakeName } from "@renderkit/core";
+
+import { snakeName } from "@renderkit/core";
+import { camelize, FORMAT_ONLY_OPTIONS } from "@renderkit/core/internal";
 
 const cell = (text) => String(text).replaceAll("|", "\\|").replaceAll("\n", " ");
 const code = (value) => (String(value).includes("`") ? `\`\` ${value} \`\`` : `\`${value}\``);

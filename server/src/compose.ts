@@ -1,14 +1,6 @@
 import { join } from "node:path";
-import {
-  createRenderer,
-  definePlugin,
-  FsQueue,
-  type Logger,
-  type PluginManifest,
-  QUEUE,
-  type Renderer,
-  STORAGE,
-} from "@renderkit/core";
+import { createRenderer, definePlugin, type Logger, type PluginManifest, QUEUE, type Renderer, STORAGE } from "@renderkit/core";
+import { FsQueue } from "@renderkit/core/internal";
 import { playwright } from "@renderkit/engine-playwright";
 import { puppeteer } from "@renderkit/engine-puppeteer";
 import { imageFormats } from "@renderkit/format-image";

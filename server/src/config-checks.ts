@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { isIP } from "node:net";
-import { DEFAULT_ADBLOCK_LISTS } from "@renderkit/core";
+import { DEFAULT_ADBLOCK_LISTS } from "@renderkit/core/internal";
 import { ConfigError, LOG_LEVELS } from "./config-error.js";
 import { metricsConfig } from "./config-metrics.js";
 import { pluginEntries } from "./config-plugins.js";

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { DEFAULT_ADBLOCK_LISTS } from "@renderkit/core";
+import { DEFAULT_ADBLOCK_LISTS } from "@renderkit/core/internal";
 import { checkConfig, DEFAULT_ADBLOCK_REFRESH_SECONDS, LIST_ADDRESS } from "./config-checks.js";
 import { configFromEnv } from "./config-env.js";
 import { ConfigError } from "./config-error.js";

@@ -3,13 +3,13 @@ import {
   type DestinationRequest,
   hostAndPort,
   type Logger,
-  policyLookup,
   type RenderDestination,
   RenderError,
   type RenderOptions,
   type Storage,
   snakeName,
 } from "@renderkit/core";
+import { policyLookup } from "@renderkit/core/internal";
 import { type S3Location as BucketLocation, encodeKey, S3Storage, uploadToPresignedUrl } from "@renderkit/storage-s3";
 import { s3StorageOptions } from "./config-scale.js";
 import type { ProjectStore } from "./projects.js";

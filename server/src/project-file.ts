@@ -1,5 +1,6 @@
 import { chmod, open, stat } from "node:fs/promises";
-import { type Logger, writeAtomic } from "@renderkit/core";
+import type { Logger } from "@renderkit/core";
+import { writeAtomic } from "@renderkit/core/internal";
 import { ConfigError } from "./config.js";
 import type { Sealed } from "./project-secrets.js";
 

@@ -1,4 +1,5 @@
-import { AddressPolicy, camelize, coerceOption, num, oneOf, RenderError, str } from "@renderkit/core";
+import { AddressPolicy, num, oneOf, RenderError, str } from "@renderkit/core";
+import { camelize, coerceOption } from "@renderkit/core/internal";
 import type { AppContext } from "./context.js";
 import type { ServerConfig } from "./types.js";
 

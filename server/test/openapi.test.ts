@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { findChromium } from "@renderkit/core";
+import { findChromium } from "@renderkit/core/chromium";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GENERIC_CODES, STATUS } from "../src/http/errors.js";

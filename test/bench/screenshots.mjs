@@ -3,7 +3,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CHROMIUM_FLAGS, ConsoleLogger, createRenderer, findChromium } from "@renderkit/core";
+import { ConsoleLogger, createRenderer } from "@renderkit/core";
+import { CHROMIUM_FLAGS, findChromium } from "@renderkit/core/chromium";
 import { playwright } from "@renderkit/engine-playwright";
 import { imageFormats } from "@renderkit/format-image";
 import { chromium } from "playwright-core";

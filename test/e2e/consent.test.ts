@@ -2,18 +2,8 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  AddressPolicy,
-  type ConsentMode,
-  type ConsentReport,
-  ConsoleLogger,
-  consentInitScript,
-  createRenderer,
-  type PageTarget,
-  type Renderer,
-  type RenderResult,
-  settleConsent,
-} from "@renderkit/core";
+import { AddressPolicy, ConsoleLogger, createRenderer, type PageTarget, type Renderer, type RenderResult } from "@renderkit/core";
+import { type ConsentMode, type ConsentReport, consentInitScript, settleConsent } from "@renderkit/core/chromium";
 import { type FixtureServer, makePageSettings, RecordingLogger, startFixtureServer } from "@renderkit/core/testing";
 import { playwright } from "@renderkit/engine-playwright";
 import { puppeteer } from "@renderkit/engine-puppeteer";

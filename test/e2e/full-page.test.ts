@@ -1,7 +1,8 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { captureBounds, MAX_TOTAL_PIXELS, type RenderResult, SECTION_PIXELS } from "@renderkit/core";
+import type { RenderResult } from "@renderkit/core";
+import { captureBounds, MAX_TOTAL_PIXELS, SECTION_PIXELS } from "@renderkit/core/page";
 import { type FixtureServer, RecordingLogger, startFixtureServer } from "@renderkit/core/testing";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

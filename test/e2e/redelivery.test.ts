@@ -3,15 +3,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import {
-  definePlugin,
-  type FinalRenderEvent,
-  FsQueue,
-  NOTIFIER,
-  QUEUE,
-  type RenderEvent,
-  type RenderResult,
-} from "@renderkit/core";
+import { definePlugin, type FinalRenderEvent, NOTIFIER, QUEUE, type RenderEvent, type RenderResult } from "@renderkit/core";
+import { FsQueue } from "@renderkit/core/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserEngine, startRenderer } from "../helpers/setup.js";
 

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { newRenderId, type RenderResult } from "@renderkit/core";
+import type { RenderResult } from "@renderkit/core";
+import { newRenderId } from "@renderkit/core/internal";
 import { describe, expect, it } from "vitest";
 import { forEachEngine, useE2E } from "../helpers/setup.js";
 

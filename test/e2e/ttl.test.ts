@@ -1,7 +1,8 @@
 import { access, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { FsStorage, type RenderResult } from "@renderkit/core";
+import type { RenderResult } from "@renderkit/core";
+import { FsStorage } from "@renderkit/core/internal";
 import { type FixtureServer, startFixtureServer } from "@renderkit/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, PROJECT_A, startTestServer, type TestServer } from "../../server/test/helpers.js";

@@ -1,4 +1,4 @@
-import type { BrowserConnection } from "@renderkit/core";
+import type { BrowserConnection } from "@renderkit/core/chromium";
 import { type Browser, chromium } from "playwright-core";
 
 /** Playwright attached over DevTools to a Chromium the pool launched. */

@@ -1,4 +1,5 @@
-import { type AddressPolicy, navigationFailure, RenderError } from "@renderkit/core";
+import { type AddressPolicy, RenderError } from "@renderkit/core";
+import { navigationFailure } from "@renderkit/core/chromium";
 import { errors } from "playwright-core";
 
 /** True when the message says the browser, context or page went away (crash, kill). */

@@ -1,17 +1,12 @@
+import { type PageResponse, type PageSettings, type PageTarget, RenderError, raceSignal, withTimeout } from "@renderkit/core";
 import {
   checkProxyAnswer,
   type EgressSession,
   NetworkIdle,
   openEgressSession,
-  type PageResponse,
-  type PageSettings,
-  type PageTarget,
-  RenderError,
   ResourceLog,
-  raceSignal,
   type WatchRequests,
-  withTimeout,
-} from "@renderkit/core";
+} from "@renderkit/core/chromium";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { translateError } from "./errors.js";
 import { applyPageHooks, authorizeTargetOrigin, type BlockCounter } from "./request-filter.js";

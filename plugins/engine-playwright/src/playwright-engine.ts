@@ -1,6 +1,4 @@
 import {
-  BrowserPool,
-  checkTarget,
   type Engine,
   type EngineCapability,
   type EngineStats,
@@ -9,8 +7,8 @@ import {
   type PageSession,
   type PageSettings,
   type PageTarget,
-  type PooledBrowser,
 } from "@renderkit/core";
+import { BrowserPool, checkTarget, type PooledBrowser } from "@renderkit/core/chromium";
 import type { Browser } from "playwright-core";
 import { inject, injectable } from "tsyringe";
 import { connectPlaywright } from "./connection.js";

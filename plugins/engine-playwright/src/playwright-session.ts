@@ -1,18 +1,15 @@
-import {
-  ChromiumSessionBase,
-  captureMhtml,
-  type ElementQuery,
-  type PageCookie,
-  type PageSession,
-  type PdfSettings,
-  pageCookie,
-  type RenderError,
-  type Screencast,
-  type ScreencastFrame,
-  type ScreencastSettings,
-  type ScreenshotSettings,
-  startCdpScreencast,
+import type {
+  ElementQuery,
+  PageCookie,
+  PageSession,
+  PdfSettings,
+  RenderError,
+  Screencast,
+  ScreencastFrame,
+  ScreencastSettings,
+  ScreenshotSettings,
 } from "@renderkit/core";
+import { ChromiumSessionBase, captureMhtml, pageCookie, startCdpScreencast } from "@renderkit/core/chromium";
 import type { BrowserContext, Page } from "playwright-core";
 import { translateError } from "./errors.js";
 import type { LoadedPage } from "./load-page.js";

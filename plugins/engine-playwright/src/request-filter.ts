@@ -1,4 +1,5 @@
-import { authorizedHeaders, type PageSettings, type RequestFilter, type RequestInfo, resourceKind } from "@renderkit/core";
+import type { PageSettings, RequestFilter, RequestInfo } from "@renderkit/core";
+import { authorizedHeaders, resourceKind } from "@renderkit/core/chromium";
 import type { BrowserContext, Frame, Page, Request } from "playwright-core";
 
 /** Counts what a page's filter blocked. */

@@ -1,4 +1,5 @@
-import { AddressPolicy, type EgressSession, openEgressSession, type PageSettings, withTimeout } from "@renderkit/core";
+import { AddressPolicy, type PageSettings, withTimeout } from "@renderkit/core";
+import { type EgressSession, openEgressSession } from "@renderkit/core/chromium";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 
 /** A context and page opened ahead of need: a new page costs ~130-230 ms, most of a simple render. */

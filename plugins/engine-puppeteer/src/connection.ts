@@ -1,4 +1,4 @@
-import type { BrowserConnection } from "@renderkit/core";
+import type { BrowserConnection } from "@renderkit/core/chromium";
 import { type Browser, connect } from "puppeteer-core";
 
 /** Puppeteer attached to a Chromium the pool launched; Puppeteer only speaks DevTools to it. */

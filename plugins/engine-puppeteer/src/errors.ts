@@ -1,4 +1,5 @@
-import { type AddressPolicy, navigationFailure, RenderError } from "@renderkit/core";
+import { type AddressPolicy, RenderError } from "@renderkit/core";
+import { navigationFailure } from "@renderkit/core/chromium";
 import { ConnectionClosedError, TimeoutError } from "puppeteer-core";
 
 /** True when the browser, context or page went away under the call (crash, kill, close). */

@@ -1,16 +1,12 @@
+import { type PageResponse, type PageSettings, type PageTarget, raceSignal, withTimeout } from "@renderkit/core";
 import {
   checkProxyAnswer,
   type EgressSession,
   NetworkIdle,
   openEgressSession,
-  type PageResponse,
-  type PageSettings,
-  type PageTarget,
   ResourceLog,
-  raceSignal,
   type WatchRequests,
-  withTimeout,
-} from "@renderkit/core";
+} from "@renderkit/core/chromium";
 import type { Browser, BrowserContext, CDPSession, Page } from "puppeteer-core";
 import { translateError } from "./errors.js";
 import { setUpPage } from "./page-setup.js";

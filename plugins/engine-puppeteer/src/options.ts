@@ -1,4 +1,4 @@
-import type { BrowserEngineOptions } from "@renderkit/core";
+import type { BrowserEngineOptions } from "@renderkit/core/chromium";
 import type { InjectionToken } from "tsyringe";
 
 /** Settings of the Puppeteer engine; all optional. */

@@ -1,6 +1,4 @@
 import {
-  BrowserPool,
-  checkTarget,
   type Engine,
   type EngineCapability,
   type EngineStats,
@@ -10,6 +8,7 @@ import {
   type PageSettings,
   type PageTarget,
 } from "@renderkit/core";
+import { BrowserPool, checkTarget } from "@renderkit/core/chromium";
 import type { Browser } from "puppeteer-core";
 import { inject, injectable } from "tsyringe";
 import { connectPuppeteer } from "./connection.js";

@@ -1,19 +1,16 @@
 import {
-  ChromiumSessionBase,
-  captureMhtml,
   type ElementQuery,
   type PageCookie,
   type PageSession,
   type PdfSettings,
-  pageCookie,
   type RenderError,
   type Screencast,
   type ScreencastFrame,
   type ScreencastSettings,
   type ScreenshotSettings,
-  startCdpScreencast,
   withTimeout,
 } from "@renderkit/core";
+import { ChromiumSessionBase, captureMhtml, pageCookie, startCdpScreencast } from "@renderkit/core/chromium";
 import { type BrowserContext, type CDPSession, type ElementHandle, type KeyInput, type Page, TimeoutError } from "puppeteer-core";
 import { isGone, translateError } from "./errors.js";
 import type { LoadedPage } from "./load-page.js";

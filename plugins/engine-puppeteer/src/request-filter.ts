@@ -1,4 +1,5 @@
-import { authorizedHeaders, type PageSettings, type RequestFilter, type RequestInfo, resourceKind } from "@renderkit/core";
+import type { PageSettings, RequestFilter, RequestInfo } from "@renderkit/core";
+import { authorizedHeaders, resourceKind } from "@renderkit/core/chromium";
 import type { HTTPRequest, Page } from "puppeteer-core";
 
 /** Counts what a page's filter blocked. */

@@ -1,4 +1,4 @@
-import type { Capture } from "@renderkit/core";
+import type { Capture } from "@renderkit/core/page";
 import sharp from "sharp";
 import { INPUT_LIMIT } from "./stitch.js";
 

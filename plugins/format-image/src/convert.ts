@@ -1,4 +1,4 @@
-import type { Padding } from "@renderkit/core";
+import type { Padding } from "@renderkit/core/page";
 import sharp, { type Sharp } from "sharp";
 import { BLACK, overWhite, type Rgba, WHITE } from "./colour.js";
 import { DEFAULT_ENCODER, type EncodeRequest, type EncoderSettings, encode } from "./encoder.js";

@@ -1,18 +1,15 @@
 import {
   abortReason,
-  type Capture,
-  captureScreenshot,
   type FormatContext,
   type FormatOutput,
   type FormatSpec,
   type Formatter,
-  hasVisibleContent,
-  nextFrames,
   type PageSession,
   type RenderOptions,
   raceSignal,
-  sleep,
 } from "@renderkit/core";
+import { sleep } from "@renderkit/core/internal";
+import { type Capture, captureScreenshot, hasVisibleContent, nextFrames } from "@renderkit/core/page";
 import { isFlatCapture } from "./blank.js";
 import { type ConvertResult, convertImage, directCaptureType } from "./convert.js";
 import { DEFAULT_ENCODER, type EncoderSettings } from "./encoder.js";

@@ -1,4 +1,5 @@
-import { type Capture, type PageSession, parsePadding, type RenderOptions } from "@renderkit/core";
+import type { PageSession, RenderOptions } from "@renderkit/core";
+import { type Capture, parsePadding } from "@renderkit/core/page";
 import { checkColour, parseColour } from "./colour.js";
 import type { ConvertOptions } from "./convert.js";
 import type { ImageFormat } from "./formats.js";

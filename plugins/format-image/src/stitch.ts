@@ -1,4 +1,4 @@
-import { MAX_TOTAL_PIXELS } from "@renderkit/core";
+import { MAX_TOTAL_PIXELS } from "@renderkit/core/page";
 import sharp, { type Sharp } from "sharp";
 import type { Size } from "./output-size.js";
 

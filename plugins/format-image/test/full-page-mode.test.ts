@@ -1,4 +1,4 @@
-import { NATIVE_MAX_PIXELS } from "@renderkit/core";
+import { NATIVE_MAX_PIXELS } from "@renderkit/core/page";
 import { describe, expect, it } from "vitest";
 import { expectColour } from "../../../test/helpers/image.js";
 import { forEachEngine } from "../../../test/helpers/setup.js";

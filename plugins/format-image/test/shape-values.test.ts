@@ -1,4 +1,4 @@
-import { parseClip, parsePadding } from "@renderkit/core";
+import { parseClip, parsePadding } from "@renderkit/core/page";
 import { describe, expect, it } from "vitest";
 
 describe("clip and img_pad values", () => {

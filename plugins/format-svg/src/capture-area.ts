@@ -1,4 +1,5 @@
-import { type Box, forOption, MAX_CAPTURE_PIXELS, type PageSession, RenderError, type RenderOptions } from "@renderkit/core";
+import { type Box, type PageSession, RenderError, type RenderOptions } from "@renderkit/core";
+import { forOption, MAX_CAPTURE_PIXELS } from "@renderkit/core/page";
 
 /** The part of the document an SVG shows, in CSS pixels of the document. */
 export interface CaptureArea extends Box {

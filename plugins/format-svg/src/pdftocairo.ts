@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { abortReason, ownedTempDir, RenderError } from "@renderkit/core";
+import { abortReason, RenderError } from "@renderkit/core";
+import { ownedTempDir } from "@renderkit/core/page";
 
 /** Last bytes of stderr kept for the error message; poppler can print a line per broken object. */
 const STDERR_LIMIT = 4096;

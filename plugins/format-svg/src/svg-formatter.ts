@@ -1,12 +1,5 @@
-import {
-  type FormatContext,
-  type FormatOutput,
-  type Formatter,
-  MAX_CAPTURE_PIXELS,
-  type OptionTable,
-  type PageSession,
-  type PageSettings,
-} from "@renderkit/core";
+import type { FormatContext, FormatOutput, Formatter, OptionTable, PageSession, PageSettings } from "@renderkit/core";
+import { MAX_CAPTURE_PIXELS } from "@renderkit/core/page";
 import { captureArea } from "./capture-area.js";
 import { svgFromDom } from "./dom-method.js";
 import { SVG_FORMAT, type SvgMethod, svgOptions } from "./format.js";

@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CORE_OPTIONS, ConsoleLogger, createRenderer, FORMATTER, parseOptions, type Renderer } from "@renderkit/core";
+import { ConsoleLogger, createRenderer, FORMATTER, parseOptions, type Renderer } from "@renderkit/core";
+import { CORE_OPTIONS } from "@renderkit/core/internal";
 import { SvgFormatter, svgFormat } from "@renderkit/format-svg";
 import { afterEach, describe, expect, it } from "vitest";
 

@@ -1,4 +1,5 @@
-import { abortReason, type Logger, type PageSession, RenderError, type Screencast, sleep, withTimeout } from "@renderkit/core";
+import { abortReason, type Logger, type PageSession, RenderError, type Screencast, withTimeout } from "@renderkit/core";
+import { sleep } from "@renderkit/core/internal";
 import type { VideoPlan } from "./options.js";
 import { type FrameEmitter, FrameResampler, type ResampleStats } from "./resampler.js";
 import { TOUR_SCRIPT, TOUR_STEP_SCRIPT } from "./tour.js";

@@ -1,4 +1,5 @@
-import { type Box, forOption, type PageSession, RenderError } from "@renderkit/core";
+import { type Box, type PageSession, RenderError } from "@renderkit/core";
+import { forOption } from "@renderkit/core/page";
 
 /** Largest output, in pixels per frame (3840×2160). Above it the encoders fall far behind the capture. */
 export const MAX_VIDEO_PIXELS = 3840 * 2160;

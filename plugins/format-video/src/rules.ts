@@ -1,4 +1,5 @@
-import { CORE_OPTIONS, type OptionRule, RenderError, type RenderOptions, snakeName } from "@renderkit/core";
+import { type OptionRule, RenderError, type RenderOptions, snakeName } from "@renderkit/core";
+import { CORE_OPTIONS } from "@renderkit/core/internal";
 import { aspectAgrees, parseAspect } from "./geometry.js";
 import { tourTiming } from "./tour-options.js";
 

@@ -5,12 +5,10 @@ import {
   type FormatOutput,
   type FormatSpec,
   type Formatter,
-  ownedTempDir,
   type PageSession,
-  PRESCROLL_BUDGET_MS,
-  preScroll,
   RenderError,
 } from "@renderkit/core";
+import { ownedTempDir, PRESCROLL_BUDGET_MS, preScroll } from "@renderkit/core/page";
 import { captureFrames } from "./capture.js";
 import { ENCODERS, ffmpegArgs } from "./encoder-args.js";
 import { FfmpegProcess } from "./ffmpeg-process.js";

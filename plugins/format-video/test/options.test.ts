@@ -1,4 +1,5 @@
-import { CORE_OPTIONS, parseOptions, type RenderError } from "@renderkit/core";
+import { parseOptions, type RenderError } from "@renderkit/core";
+import { CORE_OPTIONS } from "@renderkit/core/internal";
 import { ffmpegArgs, planVideo, VIDEO_OPTIONS, vp8Ceiling, x264Crf } from "@renderkit/format-video";
 import { describe, expect, it } from "vitest";
 

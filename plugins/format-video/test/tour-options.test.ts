@@ -1,6 +1,8 @@
 // The tour's options without a browser: phase timing, easings, aspect ratio, bitrate, refusals.
 // The videos themselves are checked frame by frame in video-tour.test.ts.
-import { CORE_OPTIONS, parseOptions, type RenderError } from "@renderkit/core";
+
+import { parseOptions, type RenderError } from "@renderkit/core";
+import { CORE_OPTIONS } from "@renderkit/core/internal";
 import {
   EASINGS,
   easingFunction,

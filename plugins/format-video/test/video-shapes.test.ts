@@ -1,7 +1,9 @@
 // full_page, selector and the refused image options on mp4/webm (issue 11), on both engines.
 // The videos are short and small (the suite runs video files alone, but the machine is shared):
 // every check is on frame contents, counts and sizes, never on elapsed time.
-import { CORE_OPTIONS, type RenderResult } from "@renderkit/core";
+
+import type { RenderResult } from "@renderkit/core";
+import { CORE_OPTIONS } from "@renderkit/core/internal";
 import { type FixtureServer, startFixtureServer } from "@renderkit/core/testing";
 import { frameGeometry, videoFormats } from "@renderkit/format-video";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

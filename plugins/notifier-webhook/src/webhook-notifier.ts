@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
-import { ConsoleLogger, type Logger, type Notifier, type RenderEvent, Semaphore, withTimeout } from "@renderkit/core";
+import { ConsoleLogger, type Logger, type Notifier, type RenderEvent, withTimeout } from "@renderkit/core";
+import { Semaphore } from "@renderkit/core/internal";
 import { isFinalEvent, webhookBody } from "./body.js";
 import { resolveTuning, retryDelay, type WebhookNotifierOptions, type WebhookTuning } from "./options.js";
 import type { PostOutcome } from "./post.js";

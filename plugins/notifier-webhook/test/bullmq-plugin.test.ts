@@ -1,7 +1,8 @@
 import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { NOTIFIER, resolveSettings } from "@renderkit/core";
+import { NOTIFIER } from "@renderkit/core";
+import { resolveSettings } from "@renderkit/core/internal";
 import { BullMqWebhookNotifier, webhookNotifier } from "@renderkit/notifier-webhook";
 import { describe, expect, it } from "vitest";
 import { useCleanup } from "../../../test/helpers/cleanup.js";

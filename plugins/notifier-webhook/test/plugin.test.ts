@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
-import { createRenderer, NOTIFIER, resolveSettings } from "@renderkit/core";
+import { createRenderer, NOTIFIER } from "@renderkit/core";
+import { resolveSettings } from "@renderkit/core/internal";
 import { WebhookNotifier, webhookNotifier } from "@renderkit/notifier-webhook";
 import { describe, expect, it } from "vitest";
 import { useCleanup } from "../../../test/helpers/cleanup.js";

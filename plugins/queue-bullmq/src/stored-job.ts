@@ -1,4 +1,5 @@
-import { isSafeId, type QueueJob, RenderError } from "@renderkit/core";
+import { type QueueJob, RenderError } from "@renderkit/core";
+import { isSafeId } from "@renderkit/core/internal";
 import type { Job } from "bullmq";
 
 /** What a BullMQ job carries as its data: the queue job minus its id (the BullMQ job id). */

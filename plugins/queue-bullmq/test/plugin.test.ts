@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createRenderer, QUEUE, resolveSettings } from "@renderkit/core";
+import { createRenderer, QUEUE } from "@renderkit/core";
+import { resolveSettings } from "@renderkit/core/internal";
 import { RecordingLogger } from "@renderkit/core/testing";
 import { describe, expect, it } from "vitest";
 import { useCleanup } from "../../../test/helpers/cleanup.js";

@@ -1,4 +1,4 @@
-import { findChromium } from "@renderkit/core";
+import { findChromium } from "@renderkit/core/chromium";
 import { findFfmpeg, listEncoders } from "@renderkit/format-video";
 import { firstLine, onPath, runCommand } from "./run-command.js";
 import { type Check, type CheckContext, type DoctorCheck, fail, message, ok, warn } from "./types.js";

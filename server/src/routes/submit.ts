@@ -1,4 +1,5 @@
-import { newRenderId, type ParsedOptions, type RenderOptions, type RenderOrigin } from "@renderkit/core";
+import type { ParsedOptions, RenderOptions, RenderOrigin } from "@renderkit/core";
+import { newRenderId } from "@renderkit/core/internal";
 import type { H3Event } from "h3";
 import type { AppContext } from "../context.js";
 import { checkPlan, projectShare, reportIgnored } from "../http/respond.js";

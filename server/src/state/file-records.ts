@@ -1,7 +1,8 @@
 import { EventEmitter } from "node:events";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { type FinalRenderEvent, isSafeId, type Logger, type RenderEvent } from "@renderkit/core";
+import type { FinalRenderEvent, Logger, RenderEvent } from "@renderkit/core";
+import { isSafeId } from "@renderkit/core/internal";
 import { endFields, finalEventOf, newRecord, type RenderRecord, type RenderRecords, TERMINAL } from "./records.js";
 
 export type { RenderRecord } from "./records.js";

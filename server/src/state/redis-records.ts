@@ -1,5 +1,6 @@
 import { EventEmitter } from "node:events";
-import { type FinalRenderEvent, isSafeId, type Logger, type RenderEvent, withTimeout } from "@renderkit/core";
+import { type FinalRenderEvent, type Logger, type RenderEvent, withTimeout } from "@renderkit/core";
+import { isSafeId } from "@renderkit/core/internal";
 import type { Redis } from "ioredis";
 import { endFields, finalEventOf, newRecord, type RenderRecord, type RenderRecords, TERMINAL } from "./records.js";
 import { shared } from "./redis-client.js";

@@ -1,0 +1,32 @@
+/**
+ * `@renderkit/core/internal`: shared by the first-party packages (the server, the bundled plugins,
+ * the docs scripts). Not covered by semver; third-party plugins should not import it.
+ */
+export { FsQueue, type FsQueueOptions } from "../defaults/fs-queue.js";
+export { FsStorage } from "../defaults/fs-storage.js";
+export { HtmlFormatter } from "../defaults/html-formatter.js";
+export { MemoryQueue } from "../defaults/memory-queue.js";
+export { MHTML_SPEC, MhtmlFormatter, mhtmlSnapshot } from "../defaults/mhtml-formatter.js";
+export { PdfFormatter, pdfSettings } from "../defaults/pdf-formatter.js";
+export type { Denial } from "../network/address-policy.js";
+export { policyLookup } from "../network/pinned-lookup.js";
+export { CORE_OPTIONS, PAPER_SIZES, type PaperSize } from "../options/catalogue.js";
+export { IMAGE_OPTIONS, IMAGE_RULES, IMG_POSITIONS, SHAPED_FORMATS } from "../options/catalogue-image.js";
+export { BLOCK_KINDS, MAX_HEIGHT, PAGE_OPTIONS } from "../options/catalogue-page.js";
+export { checkStorageOptions, S3_STORAGE_CLASSES, STORAGE_OPTIONS } from "../options/catalogue-storage.js";
+export {
+  checkCombinations,
+  FORMAT_ONLY_OPTIONS,
+  type FormatOnlyOption,
+  ignoredForFormat,
+  OPTION_RULES,
+} from "../options/combinations.js";
+export { camelize, coerceOption, lengthToPx } from "../options/parse.js";
+export { EngineRegistry, FormatterRegistry } from "../registry.js";
+export { RenderEvents } from "../render-events.js";
+export { DEFAULT_ADBLOCK_LISTS, resolveSettings } from "../settings.js";
+export { isSafeId, newRenderId } from "../util/ids.js";
+export { Semaphore } from "../util/semaphore.js";
+export { sweepStaleTempDirs } from "../util/temp-dir.js";
+export { sleep } from "../util/timeout.js";
+export { writeAtomic } from "../util/write-atomic.js";

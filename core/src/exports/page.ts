@@ -1,0 +1,23 @@
+/**
+ * `@renderkit/core/page`: building blocks for formatters, working on any engine's `PageSession`:
+ * screenshots in sections, pre-scroll, snapshots, shape values. Experimental: may change in a minor release.
+ */
+export {
+  type Capture,
+  type CaptureLimits,
+  type CaptureSection,
+  captureBounds,
+  captureScreenshot,
+  MAX_CAPTURE_PIXELS,
+  MAX_TOTAL_PIXELS,
+  NATIVE_MAX_PIXELS,
+  SECTION_PIXELS,
+  sectionHeight,
+} from "../page/capture.js";
+export { htmlSnapshot } from "../page/html-snapshot.js";
+export { extractMetadata, type PageMetadata } from "../page/metadata.js";
+export { forOption, PRESCROLL_BUDGET_MS } from "../page/prepare.js";
+export { MAX_CLIP_WIDTH, MAX_PAD, type Padding, parseClip, parsePadding } from "../page/shape-values.js";
+export { IMAGE_WAIT_MS, type PreScrollReport, type PreScrollSettings, preScroll } from "../prepare/scroll.js";
+export { hasVisibleContent, nextFrames } from "../prepare/visible-content.js";
+export { ownedTempDir } from "../util/temp-dir.js";
