@@ -1,7 +1,8 @@
 import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AdblockLists, type AdblockSettings, type AdblockTuning, type Logger, type RequestInfo } from "@renderkit/core";
+import type { Logger, RequestInfo } from "@renderkit/core";
+import { AdblockLists, type AdblockSettings, type AdblockTuning } from "@renderkit/core/chromium";
 import { type FixtureServer, startFixtureServer } from "@renderkit/core/testing";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 

@@ -1,5 +1,6 @@
 import { EventEmitter } from "node:events";
-import { type ScreencastFrame, type ScreencastFrameEvent, startCdpScreencast } from "@renderkit/core";
+import type { ScreencastFrame } from "@renderkit/core";
+import { type ScreencastFrameEvent, startCdpScreencast } from "@renderkit/core/chromium";
 import { describe, expect, it } from "vitest";
 
 /**

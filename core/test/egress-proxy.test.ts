@@ -1,7 +1,8 @@
 import { once } from "node:events";
 import { type IncomingMessage, request } from "node:http";
 import type { Socket } from "node:net";
-import { AddressPolicy, DENIED_HEADER, type EgressSession, openEgressSession } from "@renderkit/core";
+import { AddressPolicy } from "@renderkit/core";
+import { DENIED_HEADER, type EgressSession, openEgressSession } from "@renderkit/core/chromium";
 import { type FixtureServer, readAll, startFixtureServer } from "@renderkit/core/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 

@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { FsQueue, type JobHandler, type QueueJob } from "@renderkit/core";
+import type { JobHandler, QueueJob } from "@renderkit/core";
+import { FsQueue } from "@renderkit/core/internal";
 import { delay, expectRenderError, queueContract, queueJob } from "@renderkit/core/testing";
 import { afterAll, describe, expect, it, vi } from "vitest";
 

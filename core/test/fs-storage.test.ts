@@ -1,7 +1,8 @@
 import { mkdtemp, readdir, rm, stat, utimes, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { assertStorageKey, FsStorage } from "@renderkit/core";
+import { assertStorageKey } from "@renderkit/core";
+import { FsStorage } from "@renderkit/core/internal";
 import { storageContract } from "@renderkit/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 

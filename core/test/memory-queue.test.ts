@@ -1,4 +1,4 @@
-import { MemoryQueue } from "@renderkit/core";
+import { MemoryQueue } from "@renderkit/core/internal";
 import { expectRenderError, queueContract, queueJob } from "@renderkit/core/testing";
 import { describe, expect, it } from "vitest";
 
@@ -7,7 +7,7 @@ queueContract("MemoryQueue", () => new MemoryQueue());
 describe("MemoryQueue specifics", () => {
   it("refuses jobs beyond maxWaiting with a retryable ServiceUnavailable", async () => {
     const queue = new MemoryQueue(2);
-    await queue.start((_job, signal) => new Promise((resolve) => signal.addEventListener("abort", resolve)), {
+    await queue.start((_job, signal) => new Promise((resolve) => signal.addEventListener("abort", () => resolve())), {
       concurrency: 1,
     });
     try {

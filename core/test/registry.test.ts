@@ -7,17 +7,14 @@ import {
   ENGINE,
   type Engine,
   type EngineCapability,
-  EngineRegistry,
   FORMATTER,
   type Formatter,
-  FormatterRegistry,
-  FsStorage,
-  MemoryQueue,
   num,
   QUEUE,
   type Renderer,
   STORAGE,
 } from "@renderkit/core";
+import { EngineRegistry, FormatterRegistry, FsStorage, MemoryQueue } from "@renderkit/core/internal";
 import { expectRenderError } from "@renderkit/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
@@ -46,7 +43,9 @@ function formatter(name: string, formats: string[], options?: Formatter["options
 
 const enginePlugin = definePlugin((name: string, capabilities?: EngineCapability[]) => ({
   name: `engine-${name}`,
-  register: ({ container }) => container.register(ENGINE, { useValue: namedEngine(name, capabilities) }),
+  register: ({ container }) => {
+    container.register(ENGINE, { useValue: namedEngine(name, capabilities) });
+  },
 }));
 
 describe("EngineRegistry", () => {
@@ -118,8 +117,9 @@ describe("createRenderer", () => {
     await expect(make({ plugins: [enginePlugin("x"), { ...enginePlugin("x"), name: "another" }] })).rejects.toThrow(/"x"/);
     const formats = (name: string) => ({
       name,
-      register: ({ container }: { container: import("tsyringe").DependencyContainer }) =>
-        container.register(FORMATTER, { useValue: formatter(name, ["png"]) }),
+      register: ({ container }: { container: import("tsyringe").DependencyContainer }) => {
+        container.register(FORMATTER, { useValue: formatter(name, ["png"]) });
+      },
     });
     await expect(make({ plugins: [formats("one"), formats("two")] })).rejects.toThrow(/"png"/);
     await expect(make({ plugins: [enginePlugin("x"), enginePlugin("x")] })).rejects.toThrow(/twice/);
@@ -128,10 +128,11 @@ describe("createRenderer", () => {
   it("refuses a plugin option that redefines a core option", async () => {
     const clash = {
       name: "clash",
-      register: ({ container }: { container: import("tsyringe").DependencyContainer }) =>
+      register: ({ container }: { container: import("tsyringe").DependencyContainer }) => {
         container.register(FORMATTER, {
           useValue: formatter("clash", ["webp"], { width: num("again", { min: 1, max: 2 }) }),
-        }),
+        });
+      },
     };
     await expect(make({ plugins: [clash] })).rejects.toThrow(/width/);
   });

@@ -3,7 +3,8 @@ import { existsSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ownedTempDir, sweepStaleTempDirs } from "@renderkit/core";
+import { sweepStaleTempDirs } from "@renderkit/core/internal";
+import { ownedTempDir } from "@renderkit/core/page";
 import { afterAll, describe, expect, it } from "vitest";
 
 const PREFIX = `renderkit-sweeptest${process.pid}x-`;
