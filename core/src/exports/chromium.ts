@@ -12,7 +12,20 @@ export {
 } from "../browser/browser-pool.js";
 export { type ScreencastChannel, type ScreencastFrameEvent, startCdpScreencast } from "../browser/cdp-screencast.js";
 export { CHROMIUM_FLAGS, ChromiumProcess, type LaunchOptions } from "../browser/chromium-process.js";
+export { type ScopedCookie, scopeCookies } from "../browser/cookie-domain.js";
+export { type DriverErrorKinds, translateDriverError } from "../browser/driver-errors.js";
 export { findChromium } from "../browser/find-chromium.js";
+export {
+  type DriverAnswer,
+  type DriverWaitUntil,
+  type LoadedTarget,
+  loadTarget,
+  type NavigateOptions,
+  type PageLoader,
+  type PreparedPage,
+  type PrewarmedContext,
+} from "../browser/load-target.js";
+export { openLeased } from "../browser/open-session.js";
 export { ChromiumSessionBase, type LoadedParts } from "../browser/session-base.js";
 export { authorizedHeaders } from "../network/authorization.js";
 export { checkTarget } from "../network/check-target.js";

@@ -1,113 +1,115 @@
-import { type PageResponse, type PageSettings, type PageTarget, RenderError, raceSignal, withTimeout } from "@renderkit/core";
+import type { PageSettings, PageTarget } from "@renderkit/core";
+import { raceSignal, withTimeout } from "@renderkit/core";
 import {
-  checkProxyAnswer,
-  type EgressSession,
-  NetworkIdle,
-  openEgressSession,
+  type LoadedTarget,
+  loadTarget,
+  type PageLoader,
+  type PreparedPage,
   ResourceLog,
-  type WatchRequests,
+  scopeCookies,
 } from "@renderkit/core/chromium";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { translateError } from "./errors.js";
 import { applyPageHooks, authorizeTargetOrigin, type BlockCounter } from "./request-filter.js";
 import { newContext, type SparePage } from "./spare-page.js";
 
-export interface LoadedPage {
+/** A Playwright page set up for the render. */
+export interface PlaywrightPage extends PreparedPage {
   page: Page;
-  context: BrowserContext;
-  egress: EgressSession;
-  response: PageResponse;
-  /** What `settings.requestFilter` blocked so far. */
   counter: BlockCounter;
-  /** The page's requests (`settings.recordResources`). */
-  resources?: ResourceLog;
 }
 
-const PLAYWRIGHT_WAIT = {
-  domloaded: "domcontentloaded",
-  loaded: "load",
-  requestsfinished: "load",
-  mostrequestsfinished: "load",
-} as const;
+export type LoadedPage = LoadedTarget<BrowserContext, PlaywrightPage>;
 
+/**
+ * The `cookies` option, scoped by core's rule. Playwright refuses a path beside a url: a cookie
+ * without Domain gets the url's directory as its path, as `addCookies` derives it.
+ */
 async function addCookies(context: BrowserContext, target: PageTarget, settings: PageSettings): Promise<void> {
   if (settings.cookies.length === 0) return;
-  const cookies = settings.cookies.map((c) => {
-    if (!c.domain && target.url === undefined) {
-      throw new RenderError("InvalidOptions", `Option cookies: cookie ${c.name} needs a Domain when rendering html`);
-    }
-    return c.domain
-      ? { ...c, domain: c.domain, path: c.path ?? "/" }
-      : { name: c.name, value: c.value, url: target.url, httpOnly: c.httpOnly, secure: c.secure, sameSite: c.sameSite };
-  });
+  const cookies = scopeCookies(settings.cookies, target).map(({ url, path, ...c }) =>
+    url === undefined
+      ? { ...c, path }
+      : { name: c.name, value: c.value, url, httpOnly: c.httpOnly, secure: c.secure, sameSite: c.sameSite },
+  );
   await context.addCookies(cookies);
 }
 
-function watchRequests(page: Page): WatchRequests {
-  return (started, ended) => {
-    page.on("request", started).on("requestfinished", ended).on("requestfailed", ended);
-    return () => page.off("request", started).off("requestfinished", ended).off("requestfailed", ended);
+/** Opens the page (or takes the spare's), with every setting that must precede navigation. */
+async function preparePage(
+  context: BrowserContext,
+  target: PageTarget,
+  settings: PageSettings,
+  signal: AbortSignal,
+  spare: SparePage | undefined,
+): Promise<PlaywrightPage> {
+  await addCookies(context, target, settings);
+  const counter: BlockCounter = { blocked: 0 };
+  await applyPageHooks(context, settings, counter);
+  const page = spare?.page ?? (await raceSignal(context.newPage(), signal));
+  await authorizeTargetOrigin(context, page, settings);
+  const size = page.viewportSize();
+  if (size?.width !== settings.width || size?.height !== settings.height) {
+    await page.setViewportSize({ width: settings.width, height: settings.height });
+  }
+  if (Object.keys(settings.headers).length > 0) await page.setExtraHTTPHeaders(settings.headers);
+  page.setDefaultTimeout(settings.timeoutMs);
+  if (settings.media) await page.emulateMedia({ media: settings.media });
+  // A DevTools session of its own that lives as long as the page (closed with the context).
+  const resources = settings.recordResources
+    ? await raceSignal(
+        context.newCDPSession(page).then((cdp) => ResourceLog.attach(cdp)),
+        signal,
+      )
+    : undefined;
+  return { page, counter, resources };
+}
+
+/** Playwright's calls for core's load skeleton; `spare` is a context and page opened ahead. */
+function playwrightLoader(
+  browser: Browser,
+  target: PageTarget,
+  settings: PageSettings,
+  spare: SparePage | undefined,
+): PageLoader<BrowserContext, PlaywrightPage> {
+  return {
+    newContext: (egress) => newContext(browser, settings, egress),
+    closeContext: (context) => context.close(),
+    preparePage: (context, signal) => preparePage(context, target, settings, signal, spare),
+    watchRequests: ({ page }) => {
+      return (started, ended) => {
+        page.on("request", started).on("requestfinished", ended).on("requestfailed", ended);
+        return () => page.off("request", started).off("requestfinished", ended).off("requestfailed", ended);
+      };
+    },
+    goto: async ({ page }, url, options) => {
+      const answer = await page.goto(url, { waitUntil: options.waitUntil, timeout: options.timeoutMs });
+      if (!answer) return undefined;
+      return {
+        status: answer.status(),
+        headers: answer.headers(),
+        // `allHeaders` has what `headers` leaves out (set-cookie); it waits for the raw headers, so bounded.
+        allHeaders: () => withTimeout(answer.allHeaders(), 5_000).catch(() => answer.headers()),
+      };
+    },
+    setContent: ({ page }, html, options) => page.setContent(html, { waitUntil: options.waitUntil, timeout: options.timeoutMs }),
+    url: ({ page }) => page.url(),
+    translate: translateError,
+    // Init scripts added to a context run in its pages' first documents, but not in a spare's: it predates them.
+    documentPredatesInitScripts: spare !== undefined,
   };
 }
 
 /**
- * Opens a context behind a fresh egress proxy, loads the target and waits as asked.
- * Everything opened here is closed again when loading fails.
+ * Opens a context behind a fresh egress proxy (or takes the spare's), loads the target and waits
+ * as asked (core's `loadTarget`). Everything opened here is closed again when loading fails.
  */
-export async function loadPage(
+export function loadPage(
   browser: Browser,
   target: PageTarget,
   settings: PageSettings,
   signal: AbortSignal,
   spare?: SparePage,
 ): Promise<LoadedPage> {
-  const egress = spare?.egress ?? (await openEgressSession(settings.policy, settings.proxy));
-  egress.usePolicy(settings.policy, settings.proxy);
-  let context: BrowserContext | undefined = spare?.context;
-  let idle: NetworkIdle | undefined;
-  try {
-    context ??= await raceSignal(newContext(browser, settings, egress), signal);
-    await addCookies(context, target, settings);
-    const counter: BlockCounter = { blocked: 0 };
-    await applyPageHooks(context, settings, counter);
-    const page = spare?.page ?? (await raceSignal(context.newPage(), signal));
-    await authorizeTargetOrigin(context, page, settings);
-    const size = page.viewportSize();
-    if (size?.width !== settings.width || size?.height !== settings.height) {
-      await page.setViewportSize({ width: settings.width, height: settings.height });
-    }
-    if (Object.keys(settings.headers).length > 0) await page.setExtraHTTPHeaders(settings.headers);
-    page.setDefaultTimeout(settings.timeoutMs);
-    if (settings.media) await page.emulateMedia({ media: settings.media });
-    // A DevTools session of its own that lives as long as the page (closed with the context).
-    const resources = settings.recordResources
-      ? await raceSignal(
-          context.newCDPSession(page).then((cdp) => ResourceLog.attach(cdp)),
-          signal,
-        )
-      : undefined;
-    idle = NetworkIdle.forSettings(settings, watchRequests(page));
-    const started = Date.now();
-    const waitUntil = PLAYWRIGHT_WAIT[settings.waitUntil];
-    let response: PageResponse;
-    if (target.url !== undefined) {
-      const answer = await raceSignal(page.goto(target.url, { waitUntil, timeout: settings.timeoutMs }), signal);
-      checkProxyAnswer(answer?.headers(), settings.policy);
-      // `allHeaders` has what `headers` leaves out (set-cookie); it waits for the raw headers, so bounded.
-      const headers = answer ? await withTimeout(answer.allHeaders(), 5_000).catch(() => answer.headers()) : undefined;
-      response = { url: page.url(), status: answer?.status(), headers };
-    } else {
-      // Init scripts run on new documents; a spare's blank document predates them, so make a new one.
-      if (spare && settings.initScripts?.length) await raceSignal(page.goto("about:blank"), signal);
-      await raceSignal(page.setContent(target.html, { waitUntil, timeout: settings.timeoutMs }), signal);
-      response = { url: page.url() };
-    }
-    await idle?.settle(settings, started, signal);
-    return { page, context, egress, response, counter, resources };
-  } catch (error) {
-    idle?.dispose();
-    if (context) await withTimeout(context.close(), 5_000).catch(() => undefined);
-    await egress.close();
-    throw translateError(error, "loading the page", target.url !== undefined ? settings.policy : undefined);
-  }
+  return loadTarget(playwrightLoader(browser, target, settings, spare), target, settings, signal, spare);
 }

@@ -8,7 +8,7 @@ import {
   type PageSettings,
   type PageTarget,
 } from "@renderkit/core";
-import { BrowserPool, checkTarget, type PooledBrowser } from "@renderkit/core/chromium";
+import { BrowserPool, openLeased, type PooledBrowser } from "@renderkit/core/chromium";
 import type { Browser } from "playwright-core";
 import { inject, injectable } from "tsyringe";
 import { connectPlaywright } from "./connection.js";
@@ -66,20 +66,13 @@ export class PlaywrightEngine implements Engine {
     return this.pool.pids();
   }
 
-  async open(target: PageTarget, settings: PageSettings, signal: AbortSignal): Promise<PageSession> {
-    await checkTarget(target, settings);
-    const lease = await this.pool.lease(signal);
-    try {
+  open(target: PageTarget, settings: PageSettings, signal: AbortSignal): Promise<PageSession> {
+    return openLeased(this.pool, target, settings, signal, async (lease) => {
       const spare = await this.takeSpare(lease.handle, settings);
       this.refillSpare(lease.handle, settings);
       const loaded = await loadPage(lease.browser, target, settings, signal, spare);
-      const session = new PlaywrightSession(loaded, settings.timeoutMs, lease.release);
-      lease.hold(session);
-      return session;
-    } catch (error) {
-      lease.release();
-      throw error;
-    }
+      return new PlaywrightSession(loaded, settings.timeoutMs, lease.release);
+    });
   }
 
   /** The spare, when one was made on `handle` for renders shaped like `settings`. */

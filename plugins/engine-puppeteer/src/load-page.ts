@@ -1,36 +1,27 @@
-import { type PageResponse, type PageSettings, type PageTarget, raceSignal, withTimeout } from "@renderkit/core";
+import type { PageSettings, PageTarget } from "@renderkit/core";
+import { raceSignal } from "@renderkit/core";
 import {
-  checkProxyAnswer,
   type EgressSession,
-  NetworkIdle,
-  openEgressSession,
+  type LoadedTarget,
+  loadTarget,
+  type PageLoader,
+  type PreparedPage,
   ResourceLog,
-  type WatchRequests,
 } from "@renderkit/core/chromium";
 import type { Browser, BrowserContext, CDPSession, Page } from "puppeteer-core";
 import { translateError } from "./errors.js";
 import { setUpPage } from "./page-setup.js";
 import { applyPageHooks, type BlockCounter } from "./request-filter.js";
 
-export interface LoadedPage {
+/** A Puppeteer page set up for the render. */
+export interface PuppeteerPage extends PreparedPage {
   page: Page;
-  context: BrowserContext;
   /** The page's own DevTools session (locale overrides live as long as it does). */
   cdp: CDPSession;
-  egress: EgressSession;
-  response: PageResponse;
-  /** What `settings.requestFilter` blocked so far. */
   counter: BlockCounter;
-  /** The page's requests (`settings.recordResources`). */
-  resources?: ResourceLog;
 }
 
-const PUPPETEER_WAIT = {
-  domloaded: "domcontentloaded",
-  loaded: "load",
-  requestsfinished: "load",
-  mostrequestsfinished: "load",
-} as const;
+export type LoadedPage = LoadedTarget<BrowserContext, PuppeteerPage>;
 
 /**
  * A context whose every connection, loopback included, goes through `egress`. Chromium sends
@@ -45,58 +36,56 @@ function newContext(browser: Browser, egress: EgressSession): Promise<BrowserCon
   });
 }
 
-function watchRequests(page: Page): WatchRequests {
-  return (started, ended) => {
-    page.on("request", started).on("requestfinished", ended).on("requestfailed", ended);
-    return () => page.off("request", started).off("requestfinished", ended).off("requestfailed", ended);
+/** Opens the page with every setting that must precede navigation (Puppeteer sets them per page). */
+async function preparePage(
+  context: BrowserContext,
+  target: PageTarget,
+  settings: PageSettings,
+  signal: AbortSignal,
+): Promise<PuppeteerPage> {
+  const page = await raceSignal(context.newPage(), signal);
+  const cdp = await raceSignal(setUpPage(page, target, settings), signal);
+  const resources = settings.recordResources ? await raceSignal(ResourceLog.attach(cdp), signal) : undefined;
+  const counter: BlockCounter = { blocked: 0 };
+  await raceSignal(applyPageHooks(page, settings, counter), signal);
+  return { page, cdp, counter, resources };
+}
+
+/** Puppeteer's calls for core's load skeleton. */
+function puppeteerLoader(
+  browser: Browser,
+  target: PageTarget,
+  settings: PageSettings,
+): PageLoader<BrowserContext, PuppeteerPage> {
+  return {
+    newContext: (egress) => newContext(browser, egress),
+    closeContext: (context) => context.close(),
+    preparePage: (context, signal) => preparePage(context, target, settings, signal),
+    watchRequests: ({ page }) => {
+      return (started, ended) => {
+        page.on("request", started).on("requestfinished", ended).on("requestfailed", ended);
+        return () => page.off("request", started).off("requestfinished", ended).off("requestfailed", ended);
+      };
+    },
+    goto: async ({ page }, url, options) => {
+      const answer = await page.goto(url, { waitUntil: options.waitUntil, timeout: options.timeoutMs });
+      if (!answer) return undefined;
+      // Puppeteer reports the raw headers (set-cookie included) when Chromium sent them.
+      const headers = answer.headers();
+      return { status: answer.status(), headers, allHeaders: async () => headers };
+    },
+    setContent: ({ page }, html, options) => page.setContent(html, { waitUntil: options.waitUntil, timeout: options.timeoutMs }),
+    url: ({ page }) => page.url(),
+    translate: translateError,
+    // The page's blank document is made before `applyPageHooks` adds the init scripts.
+    documentPredatesInitScripts: true,
   };
 }
 
 /**
- * Opens a context behind a fresh egress proxy, loads the target and waits as asked.
- * Everything opened here is closed again when loading fails.
+ * Opens a context behind a fresh egress proxy, loads the target and waits as asked (core's
+ * `loadTarget`). Everything opened here is closed again when loading fails.
  */
-export async function loadPage(
-  browser: Browser,
-  target: PageTarget,
-  settings: PageSettings,
-  signal: AbortSignal,
-): Promise<LoadedPage> {
-  const egress = await openEgressSession(settings.policy, settings.proxy);
-  const creating = newContext(browser, egress);
-  let context: BrowserContext | undefined;
-  let idle: NetworkIdle | undefined;
-  try {
-    context = await raceSignal(creating, signal);
-    const page = await raceSignal(context.newPage(), signal);
-    const cdp = await raceSignal(setUpPage(page, target, settings), signal);
-    const resources = settings.recordResources ? await raceSignal(ResourceLog.attach(cdp), signal) : undefined;
-    const counter: BlockCounter = { blocked: 0 };
-    await raceSignal(applyPageHooks(page, settings, counter), signal);
-    idle = NetworkIdle.forSettings(settings, watchRequests(page));
-    const started = Date.now();
-    const waitUntil = PUPPETEER_WAIT[settings.waitUntil];
-    let response: PageResponse;
-    if (target.url !== undefined) {
-      const answer = await raceSignal(page.goto(target.url, { waitUntil, timeout: settings.timeoutMs }), signal);
-      checkProxyAnswer(answer?.headers(), settings.policy);
-      // Puppeteer reports the raw headers (set-cookie included) when Chromium sent them.
-      response = { url: page.url(), status: answer?.status(), headers: answer?.headers() };
-    } else {
-      // Init scripts run on new documents and the page's blank one predates them: make a new one
-      // (`setContent` writes into the current document, keeping its globals).
-      if (settings.initScripts?.length) await raceSignal(page.goto("about:blank"), signal);
-      await raceSignal(page.setContent(target.html, { waitUntil, timeout: settings.timeoutMs }), signal);
-      response = { url: page.url() };
-    }
-    await idle?.settle(settings, started, signal);
-    return { page, context, cdp, egress, response, counter, resources };
-  } catch (error) {
-    idle?.dispose();
-    // An abort can win the race against context creation: close the context once it exists.
-    const opened = context ?? (await withTimeout(creating, 5_000).catch(() => undefined));
-    if (opened) await withTimeout(opened.close(), 5_000).catch(() => undefined);
-    await egress.close();
-    throw translateError(error, "loading the page", target.url !== undefined ? settings.policy : undefined);
-  }
+export function loadPage(browser: Browser, target: PageTarget, settings: PageSettings, signal: AbortSignal): Promise<LoadedPage> {
+  return loadTarget(puppeteerLoader(browser, target, settings), target, settings, signal);
 }

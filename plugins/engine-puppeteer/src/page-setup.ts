@@ -1,24 +1,6 @@
-import { type PageSettings, type PageTarget, RenderError } from "@renderkit/core";
+import type { PageSettings, PageTarget } from "@renderkit/core";
+import { scopeCookies } from "@renderkit/core/chromium";
 import type { CDPSession, Page } from "puppeteer-core";
-
-/** Cookies through DevTools: `Network.setCookies` takes a `url` for host-only cookies, as Playwright's `addCookies` does. */
-function cookieParams(target: PageTarget, settings: PageSettings) {
-  return settings.cookies.map((c) => {
-    if (!c.domain && target.url === undefined) {
-      throw new RenderError("InvalidOptions", `Option cookies: cookie ${c.name} needs a Domain when rendering html`);
-    }
-    const where = c.domain ? { domain: c.domain } : { url: target.url };
-    return {
-      name: c.name,
-      value: c.value,
-      ...where,
-      path: c.path ?? "/",
-      httpOnly: c.httpOnly,
-      secure: c.secure,
-      sameSite: c.sameSite,
-    };
-  });
-}
 
 /**
  * Applies every page setting before navigation. Puppeteer has no context-level emulation, so
@@ -29,7 +11,8 @@ function cookieParams(target: PageTarget, settings: PageSettings) {
  * otherwise Chromium picks `screen`, and `print` when printing.
  */
 export async function setUpPage(page: Page, target: PageTarget, settings: PageSettings): Promise<CDPSession> {
-  const cookies = cookieParams(target, settings);
+  // Through DevTools: `Network.setCookies` takes a `url` for host-only cookies, as Playwright's `addCookies` does.
+  const cookies = scopeCookies(settings.cookies, target);
   const cdp = await page.createCDPSession();
   page.setDefaultTimeout(settings.timeoutMs);
   page.setDefaultNavigationTimeout(settings.timeoutMs);

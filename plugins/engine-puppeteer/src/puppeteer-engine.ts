@@ -8,7 +8,7 @@ import {
   type PageSettings,
   type PageTarget,
 } from "@renderkit/core";
-import { BrowserPool, checkTarget } from "@renderkit/core/chromium";
+import { BrowserPool, openLeased } from "@renderkit/core/chromium";
 import type { Browser } from "puppeteer-core";
 import { inject, injectable } from "tsyringe";
 import { connectPuppeteer } from "./connection.js";
@@ -51,18 +51,11 @@ export class PuppeteerEngine implements Engine {
     return this.pool.pids();
   }
 
-  async open(target: PageTarget, settings: PageSettings, signal: AbortSignal): Promise<PageSession> {
-    await checkTarget(target, settings);
-    const lease = await this.pool.lease(signal);
-    try {
+  open(target: PageTarget, settings: PageSettings, signal: AbortSignal): Promise<PageSession> {
+    return openLeased(this.pool, target, settings, signal, async (lease) => {
       const loaded = await loadPage(lease.browser, target, settings, signal);
-      const session = new PuppeteerSession(loaded, settings.timeoutMs, lease.release);
-      lease.hold(session);
-      return session;
-    } catch (error) {
-      lease.release();
-      throw error;
-    }
+      return new PuppeteerSession(loaded, settings.timeoutMs, lease.release);
+    });
   }
 
   close(): Promise<void> {

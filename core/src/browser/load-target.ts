@@ -1,0 +1,131 @@
+import type { AddressChecker } from "../contracts/address.js";
+import type { PageResponse, PageSettings, PageTarget } from "../contracts/engine.js";
+import type { RenderError } from "../errors.js";
+import { type EgressSession, openEgressSession } from "../network/egress-proxy.js";
+import { checkProxyAnswer } from "../network/navigation-failure.js";
+import { NetworkIdle, type WatchRequests } from "../page/network-idle.js";
+import type { ResourceLog } from "../page/resource-log.js";
+import { raceSignal, withTimeout } from "../util/timeout.js";
+
+/** The page events both drivers can wait for; the request-count waits are `NetworkIdle`'s. */
+export type DriverWaitUntil = "domcontentloaded" | "load";
+
+const DRIVER_WAIT: Record<PageSettings["waitUntil"], DriverWaitUntil> = {
+  domloaded: "domcontentloaded",
+  loaded: "load",
+  requestsfinished: "load",
+  mostrequestsfinished: "load",
+};
+
+/** How long navigation and writing html may take. */
+export interface NavigateOptions {
+  waitUntil: DriverWaitUntil;
+  timeoutMs: number;
+}
+
+/** The main document's answer, read from the driver's response. */
+export interface DriverAnswer {
+  status: number;
+  /** The headers the driver has at once; the egress proxy's marker headers are among them. */
+  headers: Record<string, string>;
+  /** Every response header, `set-cookie` included, as far as the driver can tell. */
+  allHeaders(): Promise<Record<string, string>>;
+}
+
+/** A page the driver opened and set up, ready to navigate; the driver adds what its session needs. */
+export interface PreparedPage {
+  /** What `settings.requestFilter` blocked so far. */
+  counter: { blocked: number };
+  /** The page's requests (`settings.recordResources`). */
+  resources?: ResourceLog;
+}
+
+/**
+ * A driver's part of loading one page. `loadTarget` orders the steps, applies the checks every
+ * engine must make and cleans up; the driver only makes the calls.
+ */
+export interface PageLoader<C, P extends PreparedPage> {
+  /** Opens the render's browser context with every connection, loopback included, through `egress`. */
+  newContext(egress: EgressSession): Promise<C>;
+  /** Closes the context and so its pages (bounded by the caller). */
+  closeContext(context: C): Promise<void>;
+  /** Opens the page in `context` and applies every setting that must precede navigation. */
+  preparePage(context: C, signal: AbortSignal): Promise<P>;
+  /** Subscribes to the page's request start and end events (the request-count waits). */
+  watchRequests(page: P): WatchRequests;
+  /** Navigates the page; undefined when the driver has no answer (about:blank, same-document). */
+  goto(page: P, url: string, options: NavigateOptions): Promise<DriverAnswer | undefined>;
+  /** Writes `html` as the page's document. */
+  setContent(page: P, html: string, options: NavigateOptions): Promise<void>;
+  /** The address of the page's document now. */
+  url(page: P): string;
+  /** The driver's error translation (`translateDriverError` with its kinds). */
+  translate(error: unknown, what: string, policy?: AddressChecker): RenderError;
+  /**
+   * True when the prepared page's blank document was made before the init scripts were added:
+   * they only run on new documents, and `setContent` writes into the current one (keeping its
+   * globals), so html gets a fresh document first.
+   */
+  readonly documentPredatesInitScripts: boolean;
+}
+
+/** A context opened ahead of need (prewarming) with its own egress session. */
+export interface PrewarmedContext<C> {
+  context: C;
+  egress: EgressSession;
+}
+
+/** A loaded page: the driver's prepared page, its context, its egress session and the main document's answer. */
+export type LoadedTarget<C, P extends PreparedPage> = P & { context: C; egress: EgressSession; response: PageResponse };
+
+/**
+ * Opens a context behind a fresh egress proxy (or takes a prewarmed one and gives its proxy the
+ * render's policy), prepares the page, loads the target and waits as `settings` asks. A main
+ * document answered by the proxy itself (a refused or unreachable address) fails the load.
+ * Everything opened here is closed again when loading fails, a context that an abort outran
+ * included, and the error is the driver's, translated.
+ */
+export async function loadTarget<C, P extends PreparedPage>(
+  loader: PageLoader<C, P>,
+  target: PageTarget,
+  settings: PageSettings,
+  signal: AbortSignal,
+  prewarmed?: PrewarmedContext<C>,
+): Promise<LoadedTarget<C, P>> {
+  const egress = prewarmed?.egress ?? (await openEgressSession(settings.policy, settings.proxy));
+  if (prewarmed) egress.usePolicy(settings.policy, settings.proxy);
+  let context: C | undefined = prewarmed?.context;
+  let creating: Promise<C> | undefined;
+  let idle: NetworkIdle | undefined;
+  try {
+    if (context === undefined) {
+      creating = loader.newContext(egress);
+      context = await raceSignal(creating, signal);
+    }
+    const page = await loader.preparePage(context, signal);
+    idle = NetworkIdle.forSettings(settings, loader.watchRequests(page));
+    const started = Date.now();
+    const options = { waitUntil: DRIVER_WAIT[settings.waitUntil], timeoutMs: settings.timeoutMs };
+    let response: PageResponse;
+    if (target.url !== undefined) {
+      const answer = await raceSignal(loader.goto(page, target.url, options), signal);
+      checkProxyAnswer(answer?.headers, settings.policy);
+      const headers = answer ? await answer.allHeaders() : undefined;
+      response = { url: loader.url(page), status: answer?.status, headers };
+    } else {
+      if (loader.documentPredatesInitScripts && settings.initScripts?.length) {
+        await raceSignal(loader.goto(page, "about:blank", { waitUntil: "load", timeoutMs: settings.timeoutMs }), signal);
+      }
+      await raceSignal(loader.setContent(page, target.html, options), signal);
+      response = { url: loader.url(page) };
+    }
+    await idle?.settle(settings, started, signal);
+    return { ...page, context, egress, response };
+  } catch (error) {
+    idle?.dispose();
+    const opened = context ?? (creating && (await withTimeout(creating, 5_000).catch(() => undefined)));
+    if (opened !== undefined) await withTimeout(loader.closeContext(opened), 5_000).catch(() => undefined);
+    await egress.close();
+    throw loader.translate(error, "loading the page", target.url !== undefined ? settings.policy : undefined);
+  }
+}
