@@ -4,6 +4,7 @@
  */
 import "reflect-metadata";
 
+export type { AddressChecker, Denial, ResolvedAddress } from "./contracts/address.js";
 export type { DestinationRequest, DestinationResolver, RenderDestination } from "./contracts/destination.js";
 export type {
   Box,
@@ -29,7 +30,8 @@ export type {
   ScreenshotSettings,
   WaitUntil,
 } from "./contracts/engine.js";
-export type { FormatContext, FormatOutput, FormatSpec, Formatter } from "./contracts/formatter.js";
+export type { FormatContext, FormatOptions, FormatOutput, FormatSpec, Formatter, SideRenderKind } from "./contracts/formatter.js";
+export type { RenderJobInfo } from "./contracts/job.js";
 export type { Logger } from "./contracts/logger.js";
 export type { Notifier } from "./contracts/notifier.js";
 export { type JobHandler, JobNotDone, type Queue, type QueueCounts, type QueueJob } from "./contracts/queue.js";

@@ -1,5 +1,4 @@
-import type { AddressPolicy } from "../network/address-policy.js";
-import type { UpstreamProxy } from "../network/upstream-proxy.js";
+import type { AddressChecker, UpstreamProxy } from "./address.js";
 
 /** What an engine can do; formatters ask before relying on something (DESIGN: capabilities). */
 /** `snapshot`: Chromium's MHTML snapshot of the page (`PageSession.snapshot`). */
@@ -73,7 +72,7 @@ export interface PageSettings {
   /** Budget for navigation and load waiting, in ms. */
   timeoutMs: number;
   /** Decides which addresses the page may reach; the engine must route all traffic through it. */
-  policy: AddressPolicy;
+  policy: AddressChecker;
   /**
    * Asked for every request of the page and of all its frames (including out-of-process ones)
    * before it is sent; a blocked request fails as blocked by the client and never reaches the

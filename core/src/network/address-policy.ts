@@ -1,13 +1,11 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
+import type { AddressChecker, Denial, ResolvedAddress } from "../contracts/address.js";
 import { RenderError } from "../errors.js";
 import { isPublicAddress } from "./ip-ranges.js";
 import { hostAndPort } from "./pinned-lookup.js";
 
-export interface ResolvedAddress {
-  address: string;
-  family: 4 | 6;
-}
+export type { Denial, ResolvedAddress } from "../contracts/address.js";
 
 export type Lookup = (hostname: string) => Promise<ResolvedAddress[]>;
 
@@ -19,13 +17,6 @@ export interface AddressPolicyOptions {
   allowPrivate?: boolean | readonly string[];
   /** DNS lookup (tests and custom resolvers); default: the system resolver. */
   lookup?: Lookup;
-}
-
-/** Why a destination was refused. */
-export interface Denial {
-  host: string;
-  port: number;
-  reason: string;
 }
 
 const systemLookup: Lookup = async (hostname) =>
@@ -57,7 +48,7 @@ function parseRule(entry: string): AllowRule {
  * address it first resolved to, so a page cannot rebind a name to a private address later.
  * One instance per render: the pins live as long as the render.
  */
-export class AddressPolicy {
+export class AddressPolicy implements AddressChecker {
   private readonly allowAll: boolean;
   private readonly rules: AllowRule[];
   private readonly lookup: Lookup;

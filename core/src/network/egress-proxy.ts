@@ -1,7 +1,7 @@
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { connect, type Socket } from "node:net";
+import type { AddressChecker } from "../contracts/address.js";
 import { listenOnLoopback } from "../util/listen.js";
-import type { AddressPolicy } from "./address-policy.js";
 import { requestThrough, tunnelThrough, type UpstreamRoute } from "./upstream-connect.js";
 import { authority, type UpstreamProxy } from "./upstream-proxy.js";
 
@@ -25,7 +25,7 @@ export interface EgressSession {
    * Replaces the policy and the upstream proxy (a pre-opened session handed to the render that
    * claims it).
    */
-  usePolicy(policy: AddressPolicy, upstream?: UpstreamProxy): void;
+  usePolicy(policy: AddressChecker, upstream?: UpstreamProxy): void;
   /** Stops listening and cuts every open connection. Idempotent. */
   close(): Promise<void>;
 }
@@ -49,7 +49,7 @@ const HOP_BY_HOP = new Set(["proxy-connection", "proxy-authorization", "keep-ali
  * proxy instead, whose own address the policy vets too: CONNECT to the pinned address for
  * tunnels, absolute-form requests naming the host for plain http, both with its credentials.
  */
-export async function openEgressSession(initial: AddressPolicy, upstream?: UpstreamProxy): Promise<EgressSession> {
+export async function openEgressSession(initial: AddressChecker, upstream?: UpstreamProxy): Promise<EgressSession> {
   let policy = initial;
   let proxy = upstream;
   let received = 0;

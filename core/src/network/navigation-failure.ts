@@ -1,5 +1,5 @@
+import type { AddressChecker } from "../contracts/address.js";
 import { RenderError } from "../errors.js";
-import type { AddressPolicy } from "./address-policy.js";
 import { DENIED_HEADER, UNREACHABLE_HEADER } from "./egress-proxy.js";
 
 /** Error text engines throw when the main document came back with the proxy's `DENIED_HEADER`. */
@@ -14,7 +14,7 @@ export const UNREACHABLE_MESSAGE = "the destination could not be reached";
  * and the messages above for http, and the policy's record). Undefined when the text is about
  * something else; the engine translates it then.
  */
-export function navigationFailure(text: string, policy: AddressPolicy | undefined): RenderError | undefined {
+export function navigationFailure(text: string, policy: AddressChecker | undefined): RenderError | undefined {
   // Chromium's own refusal of a redirect to file:, chrome: and the like: the address rules say the same.
   if (/ERR_UNSAFE_REDIRECT/.test(text)) {
     return new RenderError("InvalidURLError", "The page redirected to an address that is not http or https");
@@ -40,7 +40,7 @@ export function navigationFailure(text: string, policy: AddressPolicy | undefine
  * Throws when the main document's answer is the egress proxy's own (a refusal or a failed
  * connection, told by its marker headers) rather than the site's. Engines call it after navigating.
  */
-export function checkProxyAnswer(headers: Record<string, string> | undefined, policy: AddressPolicy | undefined): void {
+export function checkProxyAnswer(headers: Record<string, string> | undefined, policy: AddressChecker | undefined): void {
   if (!headers) return;
   const text =
     headers[DENIED_HEADER] === "1" ? REFUSED_MESSAGE : headers[UNREACHABLE_HEADER] === "1" ? UNREACHABLE_MESSAGE : undefined;

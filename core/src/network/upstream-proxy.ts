@@ -1,15 +1,9 @@
 import { isIP } from "node:net";
+import type { UpstreamProxy } from "../contracts/address.js";
 import { RenderError } from "../errors.js";
 
 /** An HTTP forward proxy the render's traffic goes through (the `proxy` option). */
-export interface UpstreamProxy {
-  /** Host name or IP literal (IPv6 without brackets). */
-  host: string;
-  port: number;
-  /** Credentials for `Proxy-Authorization: Basic`, when the value carried them. */
-  username?: string;
-  password?: string;
-}
+export type { UpstreamProxy } from "../contracts/address.js";
 
 /** Longest accepted `proxy` value. */
 export const MAX_PROXY_LENGTH = 2048;

@@ -1,6 +1,6 @@
+import type { AddressChecker } from "../contracts/address.js";
 import type { CookieSpec, PageSettings, PageTarget } from "../contracts/engine.js";
 import { RenderError } from "../errors.js";
-import type { AddressPolicy } from "../network/address-policy.js";
 import { parseProxy } from "../network/upstream-proxy.js";
 import type { RenderOptions } from "../options/catalogue.js";
 import type { AdBlocker } from "../prepare/adblock/index.js";
@@ -196,7 +196,7 @@ export function pageTarget(options: RenderOptions): PageTarget {
  * Turns request options into engine page settings (validating the free-text ones). `adblock` is
  * the loaded filter engine when `block_ads` is on and a list could be loaded.
  */
-export function pageSettings(options: RenderOptions, policy: AddressPolicy, adblock?: AdBlocker): PageSettings {
+export function pageSettings(options: RenderOptions, policy: AddressChecker, adblock?: AdBlocker): PageSettings {
   const headers = parseHeaders(options.headers);
   if (options.acceptLang) headers["accept-language"] = options.acceptLang;
   const consent = consentMode(options);

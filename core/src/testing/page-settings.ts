@@ -1,8 +1,8 @@
+import type { AddressChecker } from "../contracts/address.js";
 import type { PageSettings } from "../contracts/engine.js";
-import type { AddressPolicy } from "../network/address-policy.js";
 
 /** Page settings with the contract's defaults (800×600, light, `loaded`, 15 s); `policy` is required. */
-export function makePageSettings(policy: AddressPolicy, overrides: Partial<PageSettings> = {}): PageSettings {
+export function makePageSettings(policy: AddressChecker, overrides: Partial<PageSettings> = {}): PageSettings {
   return {
     width: 800,
     height: 600,
