@@ -38,7 +38,7 @@ async function catalogueDrift(committed) {
 
 const catalogue = await committedCatalogue();
 const options = await optionTables();
-const rules = allRules();
+const rules = allRules(options);
 let ignored = await readIgnored();
 let result = classify(catalogue, options, ignored, rules);
 if (args.has("--prune")) {
@@ -50,7 +50,7 @@ if (args.has("--prune")) {
   result = classify(catalogue, options, ignored, rules);
 }
 const errors = [...(await catalogueDrift(catalogue)), ...result.errors];
-const markdown = biomeFormat(compatMarkdown(result, ignored, rules), TARGET);
+const markdown = biomeFormat(compatMarkdown(result, ignored, rules, options), TARGET);
 const counts = ["supported", "ignored", "none"].map((s) => `${result.entries.filter((e) => e.status === s).length} ${s}`);
 const summary = `${catalogue.length} catalogue names: ${counts.join(", ")}; ${rules.length} refusal rules`;
 

@@ -12,6 +12,7 @@ import { MemoryQueue } from "./defaults/memory-queue.js";
 import { MhtmlFormatter } from "./defaults/mhtml-formatter.js";
 import { PdfFormatter } from "./defaults/pdf-formatter.js";
 import { CORE_OPTIONS } from "./options/catalogue.js";
+import { mergeOptionTables } from "./options/format-only.js";
 import { indexTable } from "./options/parse.js";
 import type { OptionTable } from "./options/spec.js";
 import type { PluginManifest } from "./plugin.js";
@@ -28,15 +29,9 @@ export interface CreateRendererOptions extends Partial<RendererSettings> {
   logger?: Logger;
 }
 
-/** Merges plugin option tables into the core's, refusing a name defined twice. */
+/** Merges the formatters' option tables into the core's (see `mergeOptionTables`). */
 function optionTable(formatters: readonly Formatter[]): OptionTable {
-  const table: Record<string, OptionTable[string]> = { ...CORE_OPTIONS };
-  for (const formatter of formatters) {
-    for (const [name, spec] of Object.entries(formatter.options ?? {})) {
-      if (name in table) throw new Error(`Option "${name}" of ${formatter.name} is already defined`);
-      table[name] = spec;
-    }
-  }
+  const table = mergeOptionTables(CORE_OPTIONS, formatters);
   indexTable(table);
   return table;
 }
@@ -66,9 +61,10 @@ export async function createRenderer(options: CreateRendererOptions = {}): Promi
   const all = <T>(token: InjectionToken<T>): T[] => (container.isRegistered(token) ? container.resolveAll(token) : []);
   const formatters = all(FORMATTER);
   // Built-in formats fill in unless a plugin provides them.
-  if (!formatters.some((f) => f.formats.some((s) => s.format === "pdf"))) formatters.push(new PdfFormatter());
-  if (!formatters.some((f) => f.formats.some((s) => s.format === "html"))) formatters.push(new HtmlFormatter());
-  if (!formatters.some((f) => f.formats.some((s) => s.format === "mhtml"))) formatters.push(new MhtmlFormatter());
+  const provided = new Set(formatters.flatMap((f) => f.formats.map((s) => s.format)));
+  for (const builtIn of [new PdfFormatter(), new HtmlFormatter(), new MhtmlFormatter()]) {
+    if (!builtIn.formats.some((s) => provided.has(s.format))) formatters.push(builtIn as Formatter);
+  }
   const storages = all(STORAGE);
   const queues = all(QUEUE);
   if (storages.length > 1) throw new Error(`More than one storage is registered (${storages.map((s) => s.name).join(", ")})`);

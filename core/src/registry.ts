@@ -1,6 +1,7 @@
 import type { Engine } from "./contracts/engine.js";
-import type { FormatSpec, Formatter } from "./contracts/formatter.js";
+import type { FormatSpec, Formatter, SideRenderKind } from "./contracts/formatter.js";
 import { RenderError } from "./errors.js";
+import type { OptionRule } from "./options/combinations.js";
 
 /** Engines keyed by name; the first registered is the default. Duplicate names fail at boot. */
 export class EngineRegistry {
@@ -57,6 +58,23 @@ export class FormatterRegistry {
 
   all(): Formatter[] {
     return [...new Set([...this.byFormat.values()].map((e) => e.formatter))];
+  }
+
+  /** Other names of formats (`jpeg`), lowercased, mapped to the format. */
+  get aliases(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const { spec } of this.byFormat.values()) for (const alias of spec.aliases ?? []) out[alias.toLowerCase()] = spec.format;
+    return out;
+  }
+
+  /** The format whose output is the side file `kind` (`FormatSpec.sideRender`), if one is installed. */
+  side(kind: SideRenderKind): { formatter: Formatter; spec: FormatSpec } | undefined {
+    return [...this.byFormat.values()].find((entry) => entry.spec.sideRender === kind);
+  }
+
+  /** Every formatter's `rules`. */
+  get rules(): OptionRule[] {
+    return this.all().flatMap((formatter) => formatter.rules ?? []);
   }
 
   get(format: string): { formatter: Formatter; spec: FormatSpec } {

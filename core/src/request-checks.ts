@@ -1,9 +1,11 @@
 import { checkCapabilities } from "./attempt.js";
 import { RenderError } from "./errors.js";
-import { checkTtl } from "./options/catalogue-pdf.js";
-import { checkStorageOptions } from "./options/catalogue-storage.js";
-import { checkCombinations, ignoredForFormat } from "./options/combinations.js";
+import { checkTtl } from "./options/catalogue-output.js";
+import { checkSideUploads, checkStorageOptions } from "./options/catalogue-storage.js";
+import { checkCombinations } from "./options/combinations.js";
+import { ignoredForFormat } from "./options/format-only.js";
 import type { ParsedOptions } from "./options/parse.js";
+import type { OptionTable } from "./options/spec.js";
 import { checkPageOptions } from "./page/prepare.js";
 import type { EngineRegistry, FormatterRegistry } from "./registry.js";
 import type { RendererSettings } from "./settings.js";
@@ -13,6 +15,8 @@ export interface RequestCheckParts {
   settings: RendererSettings;
   engines: EngineRegistry;
   formatters: FormatterRegistry;
+  /** The option table in force: the core's and every formatter's. */
+  options: OptionTable;
 }
 
 function refuse(option: string, message: string): RenderError {
@@ -33,14 +37,15 @@ export function checkRequest(parsed: ParsedOptions, parts: RequestCheckParts): v
   formatter.validate?.(options, spec);
   checkPageOptions(options);
   checkStorageOptions(options, parts.settings.destination !== undefined);
-  checkCombinations(options, spec.format);
+  checkSideUploads(options, spec);
+  checkCombinations(options, spec.format, parts.options, parts.formatters.rules);
   checkTtl(options, parts.settings);
   if (options.blockAds && parts.settings.adblock.lists.length === 0) {
     throw refuse("block_ads", "Option block_ads cannot be used: this server has no ad filter lists configured (adblock.lists)");
   }
-  if (options.saveMarkdown && !parts.formatters.formats.includes("md")) {
+  if (options.saveMarkdown && !parts.formatters.side("markdown")) {
     throw refuse("save_markdown", "Option save_markdown needs the md format: add @renderkit/format-markdown");
   }
   // Defaulted options this format does not read: the render goes ahead and the client is told.
-  parsed.ignored.push(...ignoredForFormat(parsed.sent, spec.format));
+  parsed.ignored.push(...ignoredForFormat(parsed.sent, spec.format, parts.options));
 }

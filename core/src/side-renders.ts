@@ -1,11 +1,9 @@
 import type { AttemptDeps, AttemptPlan } from "./attempt.js";
 import type { PageSession } from "./contracts/engine.js";
-import type { FormatSpec, Formatter } from "./contracts/formatter.js";
-import { MHTML_SPEC, mhtmlSnapshot } from "./defaults/mhtml-formatter.js";
+import type { FormatSpec, Formatter, SideRenderKind } from "./contracts/formatter.js";
 import { RenderError } from "./errors.js";
-import { renderTtlSeconds } from "./options/catalogue-pdf.js";
+import { renderTtlSeconds } from "./options/catalogue-output.js";
 import type { PresignedSide } from "./options/catalogue-storage.js";
-import { htmlSnapshot } from "./page/html-snapshot.js";
 import { extractMetadata } from "./page/metadata.js";
 import { renderAddress } from "./render-address.js";
 import { savedCookies } from "./side/cookies.js";
@@ -13,8 +11,17 @@ import { savedHeaders } from "./side/headers.js";
 import { extractLinks } from "./side/links.js";
 import { sideDestination } from "./side-destination.js";
 
-/** The markdown formatter, when one is installed (for `save_markdown`). */
-export type SideFormatters = { md?: { formatter: Formatter; spec: FormatSpec } };
+/** The formats whose output is a side file (`FormatSpec.sideRender`): the formatter registry. */
+export interface SideFormatters {
+  side(kind: SideRenderKind): { formatter: Formatter; spec: FormatSpec } | undefined;
+}
+
+/** The side files a format can stand for: the option asking for each, and the result field of its address. */
+export const SIDE_FILES = [
+  { kind: "html", option: "saveHtml", field: "htmlUrl" },
+  { kind: "markdown", option: "saveMarkdown", field: "markdownUrl" },
+  { kind: "mhtml", option: "saveMhtml", field: "mhtmlUrl" },
+] as const satisfies readonly { kind: SideRenderKind; option: string; field: string }[];
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
@@ -40,7 +47,6 @@ export async function sideRenders(
   signal: AbortSignal,
 ): Promise<Record<string, unknown>> {
   const { options, renderId } = plan;
-  const format = plan.format.format;
   const extras: Record<string, unknown> = {};
   // `ttl`: side renders live as long as the render.
   const ttlSettings = { ...deps.settings, renderTtlSeconds: renderTtlSeconds(options, deps.settings) };
@@ -64,18 +70,17 @@ export async function sideRenders(
       extras.metadataUrl = await store(".json", JSON_TYPE, Buffer.from(JSON.stringify(metadata, null, 2)), "metadata");
     }
   }
-  if (options.saveHtml && format !== "html") {
-    extras.htmlUrl = await store(".html", "text/html; charset=utf-8", Buffer.from(await htmlSnapshot(session), "utf8"), "html");
-  }
-  if (options.saveMarkdown && format !== "md" && side.md) {
-    const { formatter, spec } = side.md;
+  // `save_html`, `save_markdown`, `save_mhtml`: the output of the format that stands for the side
+  // file, made from this page (unless the render is in that format: its address is the render's).
+  for (const { kind, option, field } of SIDE_FILES) {
+    if (!options[option] || plan.format.sideRender === kind) continue;
+    const entry = side.side(kind);
+    if (!entry) continue; // refused at parse time (`checkRequest`) when no format stands for it
+    const { formatter, spec } = entry;
+    if (kind === "mhtml" && !session.snapshot) throw unsupported("save_mhtml", "take an MHTML snapshot");
     const output = await formatter.render(session, { renderId, format: spec, options, logger: deps.logger, signal });
     const body = output.body instanceof Uint8Array ? output.body : await collect(output.body);
-    extras.markdownUrl = await store(`.${spec.extension}`, spec.contentType, body, "markdown");
-  }
-  if (options.saveMhtml && format !== "mhtml") {
-    if (!session.snapshot) throw unsupported("save_mhtml", "take an MHTML snapshot");
-    extras.mhtmlUrl = await store(`.${MHTML_SPEC.extension}`, MHTML_SPEC.contentType, await mhtmlSnapshot(session), "mhtml");
+    extras[field] = await store(`.${spec.extension}`, spec.contentType, body, kind);
   }
   Object.assign(extras, await pageFacts(session, plan, store));
   return extras;

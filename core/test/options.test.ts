@@ -1,15 +1,35 @@
+import { type ErrorCode, formatOnly, num, parseOptions, snakeName } from "@renderkit/core";
 import {
   CORE_OPTIONS,
   camelize,
+  checkCombinations,
   checkStorageOptions,
-  type ErrorCode,
   ignoredForFormat,
-  parseOptions,
-  snakeName,
-} from "@renderkit/core";
+  mergeOptionTables,
+  PDF_FORMAT_OPTIONS,
+} from "@renderkit/core/internal";
 import { describe, expect, it } from "vitest";
 
-const ctx = { table: CORE_OPTIONS, formats: ["png", "jpg", "pdf", "md"] };
+/** A format plugin's own options, as a third-party image plugin would declare them. */
+const IMAGE_LIKE = {
+  quality: num("Quality.", {
+    min: 1,
+    max: 100,
+    integer: true,
+    default: 80,
+    only: { formats: ["jpg"], why: "sets the quality of lossy images", otherwise: "ignore" },
+  }),
+  ...formatOnly(
+    { thumbWidth: num("Output width.", { min: 1, max: 100 }) },
+    { formats: ["png", "jpg"], why: "resizes images only ({formats})" },
+  ),
+};
+const TABLE = mergeOptionTables(CORE_OPTIONS, [
+  { name: "pdf", options: PDF_FORMAT_OPTIONS },
+  { name: "image", options: IMAGE_LIKE },
+]);
+// `formatSynonyms` as the formatter registry makes them from `FormatSpec.aliases`.
+const ctx = { table: TABLE, formats: ["png", "jpg", "pdf", "md"], formatSynonyms: { jpeg: "jpg", markdown: "md" } };
 const parse = (input: Record<string, unknown>) => parseOptions(input, ctx);
 const URL_IN = { url: "https://example.com/" };
 
@@ -46,7 +66,7 @@ describe("parseOptions", () => {
       [1, true],
       [true, true],
     ] as const) {
-      expect(parse({ ...URL_IN, transparent: raw }).options.transparent).toBe(value);
+      expect(parse({ ...URL_IN, full_page: raw }).options.fullPage).toBe(value);
     }
   });
 
@@ -130,11 +150,33 @@ describe("parseOptions", () => {
   it("keeps the spellings of the options sent, so those the format does not read can be reported", () => {
     const { sent } = parse({ ...URL_IN, quality: "80", pdf_page_size: "a4", full_page: true });
     expect(sent).toEqual({ url: "url", quality: "quality", pdfPageSize: "pdf_page_size", fullPage: "full_page" });
-    expect(ignoredForFormat(sent, "png")).toEqual(["quality", "pdf_page_size"]);
-    expect(ignoredForFormat(sent, "jpg")).toEqual(["pdf_page_size"]);
-    expect(ignoredForFormat(sent, "pdf")).toEqual(["quality"]);
+    expect(ignoredForFormat(sent, "png", TABLE)).toEqual(["pdf_page_size", "quality"]);
+    expect(ignoredForFormat(sent, "jpg", TABLE)).toEqual(["pdf_page_size"]);
+    expect(ignoredForFormat(sent, "pdf", TABLE)).toEqual(["quality"]);
     // Defaults that were not sent are never reported.
-    expect(ignoredForFormat(parse(URL_IN).sent, "md")).toEqual([]);
+    expect(ignoredForFormat(parse(URL_IN).sent, "md", TABLE)).toEqual([]);
+  });
+
+  it("refuses an option its format does not read when it asks for something, naming the formats that do", () => {
+    const check = (input: Record<string, unknown>, format: string) => () =>
+      checkCombinations(parse({ ...URL_IN, ...input }).options, format, TABLE);
+    expect(check({ thumb_width: 50 }, "pdf")).toThrow(/^Option thumb_width resizes images only \(png, jpg\)$/);
+    expect(check({ pdf_show_header: true }, "png")).toThrow(/pdf_show_header applies to format pdf only/);
+    expect(check({ thumb_width: 50 }, "jpg")).not.toThrow();
+    // Off (false) or the default asks for nothing; an "ignore" option is never refused.
+    expect(check({ pdf_show_header: false, quality: 50 }, "png")).not.toThrow();
+  });
+
+  it("merges an option two formats declare alike, and refuses one declared differently", () => {
+    const svgLike = { thumbWidth: num("Width.", { min: 1, max: 100, only: { formats: ["svg"], why: "x" } }) };
+    const image = { name: "image", options: IMAGE_LIKE };
+    const merged = mergeOptionTables(CORE_OPTIONS, [image, { name: "svg", options: svgLike }]);
+    expect(merged.thumbWidth?.only?.formats).toEqual(["png", "jpg", "svg"]);
+    const clash = { thumbWidth: num("Width.", { min: 1, max: 200, only: { formats: ["svg"], why: "x" } }) };
+    expect(() => mergeOptionTables(CORE_OPTIONS, [image, { name: "svg", options: clash }])).toThrow(
+      /thumbWidth" of svg is already defined/,
+    );
+    expect(() => mergeOptionTables(CORE_OPTIONS, [{ name: "x", options: { width: num("W.", { min: 1, max: 2 }) } }])).toThrow();
   });
 
   it("refuses input that is not an object", () => {

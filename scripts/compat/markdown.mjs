@@ -1,7 +1,7 @@
 // docs/compatibility.md from the classified catalogue (scripts/compat/status.mjs).
 
 import { snakeName } from "@renderkit/core";
-import { camelize, FORMAT_ONLY_OPTIONS } from "@renderkit/core/internal";
+import { camelize, formatOnlyOptions } from "@renderkit/core/internal";
 
 const cell = (text) => String(text).replaceAll("|", "\\|").replaceAll("\n", " ");
 const code = (value) => (String(value).includes("`") ? `\`\` ${value} \`\`` : `\`${value}\``);
@@ -31,14 +31,16 @@ function meaningCell(entry) {
   if (entry.linksOnly) parts.push(sentence(entry.linksOnly));
   parts.push(sentence(entry.option.spec.doc));
   for (const rule of entry.rules) parts.push(`**Refused:** ${sentence(refusal(rule))}`);
-  const formatOnly = FORMAT_ONLY_OPTIONS.find((f) => f.option === entry.option.name);
-  if (formatOnly)
+  const formatOnly = entry.option.spec.only;
+  if (formatOnly?.otherwise === "ignore")
     parts.push(`**Ignored** (named in \`X-Ignored-Options\`) with formats other than ${formatOnly.formats.join(", ")}.`);
   if (entry.unclear) parts.push("(The catalogue marks its meaning unclear; this is renderkit's.)");
   return parts.join(" ");
 }
 
-export function compatMarkdown({ entries, extras }, ignored, rules) {
+export function compatMarkdown({ entries, extras }, ignored, rules, options) {
+  const table = Object.fromEntries([...options.values()].map((o) => [o.name, o.spec]));
+  const ignoredElsewhere = formatOnlyOptions(table).filter((f) => f.otherwise === "ignore");
   const count = (status) => entries.filter((e) => e.status === status).length;
   const supported = count("supported");
   const withRules = entries.filter((e) => e.rules.length > 0).length;
@@ -118,7 +120,7 @@ is named in \`X-Ignored-Options\` rather than refused.
 
 | Option | Read by | What it does |
 |---|---|---|
-${FORMAT_ONLY_OPTIONS.map((f) => `| ${code(snakeName(f.option))} | ${f.formats.join(", ")} | ${cell(sentence(`Option ${snakeName(f.option)} ${f.why}`))} |`).join("\n")}
+${ignoredElsewhere.map((f) => `| ${code(snakeName(f.option))} | ${f.formats.join(", ")} | ${cell(sentence(`Option ${snakeName(f.option)} ${f.why}`))} |`).join("\n")}
 
 ## Ignored, by reason
 

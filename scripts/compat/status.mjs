@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ConsoleLogger, createRenderer, snakeName } from "@renderkit/core";
-import { CORE_OPTIONS, camelize, OPTION_RULES } from "@renderkit/core/internal";
+import { CORE_OPTIONS, CORE_RULES, camelize, formatOnlyOptions, PDF_RULES } from "@renderkit/core/internal";
 import * as image from "@renderkit/format-image";
 import * as markdown from "@renderkit/format-markdown";
 import * as svg from "@renderkit/format-svg";
@@ -45,14 +45,22 @@ export async function optionTables() {
  * `*_RULES`, e.g. format-video's `VIDEO_RULES`, checked by the formatter's `validate`), each with
  * `source`: `core` or the package.
  */
-export function allRules() {
+export function allRules(options) {
   const plugins = {
     "@renderkit/format-image": image,
     "@renderkit/format-video": video,
     "@renderkit/format-markdown": markdown,
     "@renderkit/format-svg": svg,
   };
-  const rules = OPTION_RULES.map((rule) => ({ ...rule, source: "core" }));
+  const rules = [
+    ...CORE_RULES.map((rule) => ({ ...rule, source: "core" })),
+    ...PDF_RULES.map((rule) => ({ ...rule, source: "@renderkit/core (pdf)" })),
+  ];
+  // Options that only some formats read, refused on the others (`only` in their spec).
+  const table = Object.fromEntries([...options.values()].map((o) => [o.name, o.spec]));
+  for (const only of formatOnlyOptions(table)) {
+    if (only.otherwise !== "ignore") rules.push({ option: only.option, why: only.why, source: "format-only" });
+  }
   for (const [source, module] of Object.entries(plugins)) {
     for (const [name, value] of Object.entries(module)) {
       if (name.endsWith("_RULES") && Array.isArray(value)) rules.push(...value.map((rule) => ({ ...rule, source })));
@@ -78,7 +86,7 @@ export async function readIgnored() {
  * Each catalogue name with its status, and what is wrong with the inputs:
  * `{ entries: [{ name, section, unclear, status, option?, alias?, rules, group?, note? }], errors, unusedRules, extras }`.
  */
-export function classify(catalogue, options, ignored, rules = allRules()) {
+export function classify(catalogue, options, ignored, rules = allRules(options)) {
   const index = optionIndex(options);
   const errors = [];
   const groupOf = new Map();

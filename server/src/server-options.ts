@@ -27,6 +27,9 @@ export function serverOptionTable(config: Pick<ServerConfig, "redirectAfter" | "
       "What the answer carries. `json` (API default): the result fields. `binary` (render links' default): the render's bytes with their content type, result figures in `X-Render-*` headers (sync API and links). `base64`: the bytes base64-encoded, as text/plain. `none`: an empty 200 body, the render id in `X-Render-Id`. Errors are JSON whatever the type. On the async API only `json` and `none` (an empty 201 body). `binary`/`base64` cannot be combined with `s3_presigned_url`; `download` on links needs `binary`. `jsondebug` is refused: use `json`.",
       RESPONSE_TYPES,
     ),
+    download: str("Render links: the file name of a `binary` answer (`Content-Disposition: attachment`).", {
+      maxLength: 256,
+    }),
   };
 }
 

@@ -1,12 +1,12 @@
 import type { PageSession } from "../contracts/engine.js";
-import type { FormatContext, FormatOutput, Formatter } from "../contracts/formatter.js";
+import type { FormatContext, FormatOutput, FormatSpec, Formatter } from "../contracts/formatter.js";
 import { htmlSnapshot } from "../page/html-snapshot.js";
 
 /** The built-in `html` format: the rendered DOM after scripts ran, as a standalone document. */
 export class HtmlFormatter implements Formatter {
   readonly name = "@renderkit/core/html";
-  readonly formats = [
-    { format: "html", contentType: "text/html; charset=utf-8", extension: "html", requires: ["content"] as const },
+  readonly formats: FormatSpec[] = [
+    { format: "html", contentType: "text/html; charset=utf-8", extension: "html", requires: ["content"], sideRender: "html" },
   ];
 
   async render(session: PageSession, _context: FormatContext): Promise<FormatOutput> {

@@ -11,6 +11,7 @@ export const MHTML_SPEC: FormatSpec = {
   contentType: "multipart/related",
   extension: "mhtml",
   requires: ["snapshot"],
+  sideRender: "mhtml",
 };
 
 /** Chromium's MHTML snapshot of a page, also what `save_mhtml` stores. */

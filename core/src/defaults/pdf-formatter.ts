@@ -1,8 +1,11 @@
 import type { PageSession, PdfSettings } from "../contracts/engine.js";
-import type { FormatContext, FormatOutput, Formatter } from "../contracts/formatter.js";
+import type { FormatContext, FormatOptions, FormatOutput, FormatSpec, Formatter } from "../contracts/formatter.js";
 import { RenderError } from "../errors.js";
-import { PAPER_SIZES, type RenderOptions } from "../options/catalogue.js";
 import { lengthToPx } from "../options/parse.js";
+import { PAPER_SIZES, PDF_FORMAT_OPTIONS, PDF_RULES } from "./pdf-options.js";
+
+/** The options the pdf format reads: the core's and its own. */
+export type PdfOptions = FormatOptions<typeof PDF_FORMAT_OPTIONS>;
 
 const PRESET_MARGINS = { none: "0", default: "1cm", minimum: "0.4cm" } as const;
 /** Room a header or footer needs when the request sets no margin for it. */
@@ -23,7 +26,7 @@ function cssLength(value: string | number | undefined, fallback: string): string
 }
 
 /** Maps the request's PDF options to engine PDF settings. */
-export function pdfSettings(options: RenderOptions): PdfSettings {
+export function pdfSettings(options: PdfOptions): PdfSettings {
   let width: string;
   let height: string;
   if (options.pdfPageWidth !== undefined || options.pdfPageHeight !== undefined) {
@@ -68,7 +71,7 @@ const PAGE_RANGES = /^\s*\d+\s*(-\s*\d*\s*)?(,\s*\d+\s*(-\s*\d*\s*)?)*$/;
  * Refuses before queueing what the printer would fail on: margins that leave no room on the page
  * and page ranges it cannot read.
  */
-export function checkPdfOptions(options: RenderOptions): void {
+export function checkPdfOptions(options: PdfOptions): void {
   const settings = pdfSettings(options);
   // A full-page PDF is one page as wide as the viewport and as tall as the document.
   let width = options.fullPage ? options.width : lengthToPx(settings.width);
@@ -91,19 +94,24 @@ export function checkPdfOptions(options: RenderOptions): void {
 }
 
 /** The built-in PDF format: Chromium's printer, with paper, margins, header and footer, tagging and outline options. */
-export class PdfFormatter implements Formatter {
+export class PdfFormatter implements Formatter<typeof PDF_FORMAT_OPTIONS> {
   readonly name = "@renderkit/core/pdf";
-  readonly formats = [{ format: "pdf", contentType: "application/pdf", extension: "pdf", requires: ["pdf"] as const }];
+  /** A PDF prints every page of the document: the core pre-scrolls it to its end first. */
+  readonly formats: FormatSpec[] = [
+    { format: "pdf", contentType: "application/pdf", extension: "pdf", requires: ["pdf"], wholeDocument: true },
+  ];
+  readonly options = PDF_FORMAT_OPTIONS;
+  readonly rules = PDF_RULES;
 
-  pageSettings(options: FormatContext["options"]) {
+  pageSettings(options: PdfOptions) {
     return { media: options.media };
   }
 
-  validate(options: FormatContext["options"]): void {
+  validate(options: PdfOptions): void {
     checkPdfOptions(options);
   }
 
-  async render(session: PageSession, context: FormatContext): Promise<FormatOutput> {
+  async render(session: PageSession, context: FormatContext<typeof PDF_FORMAT_OPTIONS>): Promise<FormatOutput> {
     const settings = pdfSettings(context.options);
     if (context.options.fullPage) {
       // One tall page: the width of the viewport, the height of the document; forced breaks off.

@@ -8,19 +8,14 @@ export { HtmlFormatter } from "../defaults/html-formatter.js";
 export { MemoryQueue } from "../defaults/memory-queue.js";
 export { MHTML_SPEC, MhtmlFormatter, mhtmlSnapshot } from "../defaults/mhtml-formatter.js";
 export { PdfFormatter, pdfSettings } from "../defaults/pdf-formatter.js";
+export { PAPER_SIZES, type PaperSize, PDF_FORMAT_OPTIONS, PDF_RULES } from "../defaults/pdf-options.js";
 export type { Denial } from "../network/address-policy.js";
 export { policyLookup } from "../network/pinned-lookup.js";
-export { CORE_OPTIONS, PAPER_SIZES, type PaperSize } from "../options/catalogue.js";
-export { IMAGE_OPTIONS, IMAGE_RULES, IMG_POSITIONS, SHAPED_FORMATS } from "../options/catalogue-image.js";
+export { CORE_OPTIONS } from "../options/catalogue.js";
 export { BLOCK_KINDS, MAX_HEIGHT, PAGE_OPTIONS } from "../options/catalogue-page.js";
 export { checkStorageOptions, S3_STORAGE_CLASSES, STORAGE_OPTIONS } from "../options/catalogue-storage.js";
-export {
-  checkCombinations,
-  FORMAT_ONLY_OPTIONS,
-  type FormatOnlyOption,
-  ignoredForFormat,
-  OPTION_RULES,
-} from "../options/combinations.js";
+export { CORE_RULES, checkCombinations } from "../options/combinations.js";
+export { type FormatOnlyOption, formatOnlyOptions, ignoredForFormat, mergeOptionTables } from "../options/format-only.js";
 export { camelize, coerceOption, lengthToPx } from "../options/parse.js";
 export { EngineRegistry, FormatterRegistry } from "../registry.js";
 export { RenderEvents } from "../render-events.js";

@@ -61,16 +61,15 @@ export const STORAGE_OPTIONS = {
 export type PresignedSide = "html" | "markdown" | "metadata" | "mhtml" | "resourceInfo";
 
 /**
- * Each side file's upload option, the `save_*` option it needs, and the format whose render is
- * that file already (then the side file is the render itself: `s3_presigned_url` takes it).
+ * Each side file's upload option and the `save_*` option it needs. A render in the format that
+ * stands for the side file (`FormatSpec.sideRender` equal to the side's name) is that file
+ * already: `s3_presigned_url` takes it (`checkRequest` refuses the side upload).
  */
-export const PRESIGNED_SIDES: Readonly<
-  Record<PresignedSide, { option: keyof typeof STORAGE_OPTIONS; save: string; format?: string }>
-> = {
-  html: { option: "s3PresignedUrlHtml", save: "saveHtml", format: "html" },
-  markdown: { option: "s3PresignedUrlMarkdown", save: "saveMarkdown", format: "md" },
+export const PRESIGNED_SIDES: Readonly<Record<PresignedSide, { option: keyof typeof STORAGE_OPTIONS; save: string }>> = {
+  html: { option: "s3PresignedUrlHtml", save: "saveHtml" },
+  markdown: { option: "s3PresignedUrlMarkdown", save: "saveMarkdown" },
   metadata: { option: "s3PresignedUrlMetadata", save: "saveMetadata" },
-  mhtml: { option: "s3PresignedUrlMhtml", save: "saveMhtml", format: "mhtml" },
+  mhtml: { option: "s3PresignedUrlMhtml", save: "saveMhtml" },
   resourceInfo: { option: "s3PresignedUrlResourceInfo", save: "saveResourceInfo" },
 };
 
@@ -87,25 +86,27 @@ function sideDoc(save: string, what: string, field: string, format?: string): st
 
 /**
  * Side-file uploads that cannot work: the address without its `save_*` option (a false or
- * missing option means the same: clients drop false values), or on the format whose render is
- * that file already.
+ * missing option means the same: clients drop false values). On the format that stands for the
+ * side file, `checkSideUploads` refuses it.
  */
-export const STORAGE_RULES: readonly OptionRule[] = Object.values(PRESIGNED_SIDES).flatMap(({ option, save, format }) => [
-  {
-    option,
-    when: (o: Record<string, unknown>) => o[option] !== undefined && o[save] !== true,
-    why: `needs ${snakeName(save)}=true: it says where that side file goes, it does not ask for it`,
-  },
-  ...(format
-    ? [
-        {
-          option,
-          when: (o: Record<string, unknown>, f: string) => o[option] !== undefined && f === format,
-          why: `cannot be used with format ${format}: the render itself is that file; upload it with s3_presigned_url`,
-        },
-      ]
-    : []),
-]);
+export const STORAGE_RULES: readonly OptionRule[] = Object.values(PRESIGNED_SIDES).map(({ option, save }) => ({
+  option,
+  when: (o: Record<string, unknown>) => o[option] !== undefined && o[save] !== true,
+  why: `needs ${snakeName(save)}=true: it says where that side file goes, it does not ask for it`,
+}));
+
+/** Refuses the upload address of a side file on a render in the format that stands for it (`FormatSpec.sideRender`). */
+export function checkSideUploads(options: Record<string, unknown>, format: { format: string; sideRender?: string }): void {
+  const side =
+    format.sideRender && Object.hasOwn(PRESIGNED_SIDES, format.sideRender) ? (format.sideRender as PresignedSide) : undefined;
+  const option = side && PRESIGNED_SIDES[side].option;
+  if (option && options[option] !== undefined) {
+    throw invalid(
+      option,
+      `cannot be used with format ${format.format}: the render itself is that file; upload it with s3_presigned_url`,
+    );
+  }
+}
 
 /** Keys storages accept (core's `assertStorageKey`), less room for the extension. */
 const S3_PATH = /^[A-Za-z0-9][A-Za-z0-9._-]{0,190}(\/[A-Za-z0-9][A-Za-z0-9._-]{0,190}){0,4}$/;

@@ -1,28 +1,11 @@
-import { IMAGE_OPTIONS } from "./catalogue-image.js";
+import { OUTPUT_OPTIONS } from "./catalogue-output.js";
 import { PAGE_OPTIONS } from "./catalogue-page.js";
-import { PDF_OPTIONS } from "./catalogue-pdf.js";
 import { SIDE_OPTIONS } from "./catalogue-side.js";
 import { STORAGE_OPTIONS } from "./catalogue-storage.js";
 import { TARGET_OPTIONS } from "./catalogue-target.js";
 import { WAIT_OPTIONS } from "./catalogue-wait.js";
 import { XPATH_OPTIONS } from "./catalogue-xpath.js";
-import { bool, length, num, type OptionsOf, oneOf, str, strings } from "./spec.js";
-
-/** PDF paper sizes (width × height in mm, portrait). */
-export const PAPER_SIZES = {
-  A0: [841, 1189],
-  A1: [594, 841],
-  A2: [420, 594],
-  A3: [297, 420],
-  A4: [210, 297],
-  A5: [148, 210],
-  A6: [105, 148],
-  Letter: [215.9, 279.4],
-  Legal: [215.9, 355.6],
-  Tabloid: [279.4, 431.8],
-  Ledger: [431.8, 279.4],
-} as const;
-export type PaperSize = keyof typeof PAPER_SIZES;
+import { bool, num, type OptionsOf, oneOf, str, strings } from "./spec.js";
 
 /**
  * The core's request options (names and defaults of options-catalogue.md, in camelCase).
@@ -88,46 +71,6 @@ export const CORE_OPTIONS = {
   failOn4xx: bool("Fail when the page answers 400-499.", { default: false }),
   failOn5xx: bool("Fail when the page answers 500-599.", { default: false }),
 
-  quality: num("JPEG, WebP and AVIF quality.", { min: 1, max: 100, integer: true, default: 80 }),
-  transparent: bool("Transparent background where the page sets none (png, webp, avif).", { default: false }),
-  thumbWidth: num(
-    "Output width in pixels: alone, scales keeping the aspect ratio (never enlarging); with `thumb_height`, crops to exactly that box, keeping the top.",
-    { min: 1, max: 16_384, integer: true },
-  ),
-  thumbHeight: num(
-    "Output height in pixels: alone, scales keeping the aspect ratio (never enlarging); with `thumb_width`, crops to exactly that box, keeping the top.",
-    { min: 1, max: 16_384, integer: true },
-  ),
-
-  pdfPageSize: oneOf("PDF paper size.", ["A0", "A1", "A2", "A3", "A4", "A5", "A6", "Letter", "Legal", "Ledger", "Tabloid"], {
-    default: "A4",
-  }),
-  pdfPageWidth: num("PDF page width in CSS pixels (overrides `pdf_page_size`).", { min: 100, max: 4000, integer: true }),
-  pdfPageHeight: num("PDF page height in CSS pixels (overrides `pdf_page_size`).", { min: 100, max: 4000, integer: true }),
-  pdfOrientation: oneOf("PDF orientation.", ["portrait", "landscape"], { default: "portrait" }),
-  pdfMargin: oneOf("PDF margins preset: none (0), default (1 cm), minimum (0.4 cm).", ["none", "default", "minimum"], {
-    default: "none",
-  }),
-  pdfMarginTop: length("Top margin: pixels as a number, or a CSS length (`2cm`, `1in`)."),
-  pdfMarginRight: length("Right margin."),
-  pdfMarginBottom: length("Bottom margin."),
-  pdfMarginLeft: length("Left margin."),
-  pdfBackground: bool("Print background colours and images.", { default: true }),
-  pdfScale: num("PDF rendering scale.", { min: 0.1, max: 2, default: 1 }),
-  pdfPageRange: str("Pages to keep, e.g. `1-3,5`.", { maxLength: 256 }),
-  media: oneOf("CSS media type for PDF.", ["print", "screen"], { default: "print" }),
-  pdfShowHeader: bool("Show the `pdf_header` template at the top of every page.", { default: false }),
-  pdfHeader: str("Header HTML template (classes date, title, url, pageNumber, totalPages).", {
-    maxLength: 64 * 1024,
-    default: "<div class='date text left'></div><div class='title text center'></div>",
-  }),
-  pdfShowFooter: bool("Show the `pdf_footer` template at the bottom of every page.", { default: false }),
-  pdfFooter: str("Footer HTML template.", {
-    maxLength: 64 * 1024,
-    default:
-      "<div class='url text left grow'></div><div class='text right'><span class='pageNumber'></span>/<span class='totalPages'></span></div>",
-  }),
-
   metadata: bool(
     "Add the page's metadata (title, description, Open Graph, Twitter...) to the result as `metadata`; values are cut at 2,048 characters, at most 100 `og*`/`twitter*` fields.",
     {
@@ -140,31 +83,11 @@ export const CORE_OPTIONS = {
 
   ...PAGE_OPTIONS,
   ...STORAGE_OPTIONS,
-  ...IMAGE_OPTIONS,
   ...SIDE_OPTIONS,
   ...TARGET_OPTIONS,
   ...WAIT_OPTIONS,
-  ...PDF_OPTIONS,
+  ...OUTPUT_OPTIONS,
   ...XPATH_OPTIONS,
-  webhookUrl: str("Address that receives a signed POST (render.succeeded or render.failed) when the render ends.", {
-    maxLength: 2048,
-    serverOnly: true,
-  }),
-  redirectAfter: num("Seconds a sync request waits before answering 307 with the address to wait at (server default 95).", {
-    min: 1,
-    max: 95,
-    integer: true,
-    serverOnly: true,
-  }),
-  responseType: oneOf(
-    "What the answer carries: `json` (API default) the result fields, `binary` (render links' default) the render's bytes, `base64` the bytes as base64 text, `none` an empty body with the figures in `X-Render-*` headers. On the async API only `json` and `none`.",
-    ["json", "binary", "base64", "none"],
-    { serverOnly: true },
-  ),
-  download: str("Render links: the file name of a `binary` answer (`Content-Disposition: attachment`).", {
-    maxLength: 256,
-    serverOnly: true,
-  }),
 } as const;
 
 /** Parsed core options (defaults applied). */

@@ -20,8 +20,6 @@ export interface ParseContext {
   formatSynonyms?: Readonly<Record<string, string>>;
 }
 
-const FORMAT_SYNONYMS: Readonly<Record<string, string>> = { jpeg: "jpg", markdown: "md" };
-
 export { camelize, snakeName } from "./names.js";
 
 function invalid(name: string, why: string): RenderError {
@@ -200,7 +198,7 @@ export function parseOptions(input: Record<string, unknown>, ctx: ParseContext, 
   }
 
   const formatRaw = out.format === undefined ? "png" : coerceString("format", 16, out.format).trim().toLowerCase();
-  const synonyms = { ...FORMAT_SYNONYMS, ...ctx.formatSynonyms };
+  const synonyms = ctx.formatSynonyms ?? {};
   const format = synonyms[formatRaw] ?? formatRaw;
   if (!ctx.formats.includes(format)) {
     throw invalid("format", `"${formatRaw}" is not available; installed formats: ${ctx.formats.join(", ") || "none"}`);

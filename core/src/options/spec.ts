@@ -12,6 +12,22 @@ interface BaseSpec {
    * rest); the library accepts it and reports it as ignored.
    */
   serverOnly?: boolean;
+  /** The formats that read this option (set by the formatter that owns it); see `FormatOnly`. */
+  only?: FormatOnly;
+}
+
+/**
+ * An option only some formats read. Sent with another format, it is refused (400 `InvalidOptions`,
+ * "Option <name> <why>") when its value asks for something (set, not false, not the default), or,
+ * with `otherwise: "ignore"`, named in `X-Ignored-Options` (clients send `quality=80` or
+ * `pdf_page_size=A4` on every request; refusing them would break those clients). Two formatters
+ * may declare the same option with the same spec: their formats are merged.
+ */
+export interface FormatOnly {
+  formats: readonly string[];
+  /** Completes "Option <name> ..." (refused) or describes what it does (ignored); `{formats}` stands for the formats. */
+  why: string;
+  otherwise?: "refuse" | "ignore";
 }
 
 export interface BooleanSpec extends BaseSpec {
@@ -102,3 +118,16 @@ export const strings = (doc: string, extra: Omit<StringListSpec, "type" | "doc">
 
 export const length = (doc: string, extra: Omit<LengthSpec, "type" | "doc"> = {}) =>
   ({ type: "length" as const, doc, ...extra }) as LengthSpec;
+
+/**
+ * Marks every option of `table` as read by `only.formats` alone (see `FormatOnly`); the options
+ * named in `ignored` are reported in `X-Ignored-Options` on other formats instead of refused.
+ * Option order is kept.
+ */
+export function formatOnly<T extends OptionTable>(table: T, only: FormatOnly, ignored: readonly (keyof T & string)[] = []): T {
+  const marked = Object.entries(table).map(([name, spec]) => {
+    const mark: FormatOnly = ignored.includes(name) ? { ...only, otherwise: "ignore" } : only;
+    return [name, { ...spec, only: spec.only ?? mark }];
+  });
+  return Object.fromEntries(marked) as T;
+}

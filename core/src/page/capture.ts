@@ -54,6 +54,24 @@ export interface Capture {
   truncated: boolean;
 }
 
+/**
+ * What `captureScreenshot` reads: the core's page options, and the capture options of the format
+ * that asks (the image formats declare `quality`, `transparent`, `clip`...; absent ones are off).
+ */
+export type CaptureOptions = Pick<
+  RenderOptions,
+  "deviceScaleFactor" | "selector" | "failIfSelectorMissing" | "fullPage" | "width" | "height" | "maxHeight"
+> & {
+  quality?: number;
+  transparent?: boolean;
+  bgColor?: string;
+  fullPageMode?: "stitch" | "native";
+  clip?: string;
+  fullWidth?: boolean;
+  maxWidth?: number;
+  maxSectionHeight?: number;
+};
+
 /** What the caller can take, and when to stop. */
 export interface CaptureLimits {
   /** Largest output height in device pixels (an encoder's limit when the capture is not resized). */
@@ -137,7 +155,7 @@ async function captureArea(
  */
 export async function captureScreenshot(
   session: PageSession,
-  options: RenderOptions,
+  options: CaptureOptions,
   type: "png" | "jpeg",
   limits: CaptureLimits = {},
 ): Promise<Capture> {

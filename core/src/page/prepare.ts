@@ -1,4 +1,5 @@
 import type { PageSession } from "../contracts/engine.js";
+import type { FormatSpec } from "../contracts/formatter.js";
 import type { Logger } from "../contracts/logger.js";
 import { RenderError } from "../errors.js";
 import type { RenderOptions } from "../options/catalogue.js";
@@ -20,8 +21,8 @@ export { forOption, pageError } from "./option-errors.js";
 
 /** What preparation needs besides the page and the options. */
 export interface PrepareContext {
-  /** Output format (`pdf` prints the whole document, so it is pre-scrolled like `full_page`). */
-  format: string;
+  /** The output format (`wholeDocument`: its output holds the whole document, so it is pre-scrolled like `full_page`). */
+  format: FormatSpec;
   logger: Logger;
   /** Loaded filter engine when `block_ads` is on and a list is available. */
   adblock?: AdBlocker;
@@ -36,10 +37,10 @@ export const CONSENT_BUDGET_MS = 5_000;
 export const PRESCROLL_BUDGET_MS = 20_000;
 
 /** Time preparation may add beyond the page's own waits (the attempt budget grows by it). */
-export function preparationBudgetMs(options: RenderOptions): number {
+export function preparationBudgetMs(options: RenderOptions, format?: FormatSpec): number {
   let ms = 0;
   if (consentMode(options)) ms += CONSENT_BUDGET_MS;
-  if (options.fullPage || options.format === "pdf") ms += PRESCROLL_BUDGET_MS;
+  if (options.fullPage || format?.wholeDocument) ms += PRESCROLL_BUDGET_MS;
   return ms;
 }
 
@@ -54,8 +55,8 @@ export function checkPageOptions(options: RenderOptions): void {
 }
 
 /** Whether the request's capture covers the whole document (and so needs the lazy-load pre-scroll). */
-function wholeDocument(options: RenderOptions, format: string): boolean {
-  return (options.fullPage || format === "pdf") && !options.selector && !options.skipScroll;
+function wholeDocument(options: RenderOptions, format: FormatSpec): boolean {
+  return (options.fullPage || format.wholeDocument === true) && !options.selector && !options.skipScroll;
 }
 
 /**

@@ -6,7 +6,7 @@ export type ImageFormat = "png" | "jpg" | "webp" | "avif";
 /** Format specs registered with the renderer; every one needs only a screenshot. */
 export const IMAGE_FORMATS: readonly (FormatSpec & { format: ImageFormat })[] = [
   { format: "png", contentType: "image/png", extension: "png", requires: ["screenshot"] },
-  { format: "jpg", contentType: "image/jpeg", extension: "jpg", requires: ["screenshot"] },
+  { format: "jpg", contentType: "image/jpeg", extension: "jpg", requires: ["screenshot"], aliases: ["jpeg"] },
   { format: "webp", contentType: "image/webp", extension: "webp", requires: ["screenshot"] },
   { format: "avif", contentType: "image/avif", extension: "avif", requires: ["screenshot"] },
 ];

@@ -5,7 +5,6 @@ import {
   type FormatSpec,
   type Formatter,
   type PageSession,
-  type RenderOptions,
   raceSignal,
 } from "@renderkit/core";
 import { sleep } from "@renderkit/core/internal";
@@ -14,6 +13,7 @@ import { isFlatCapture } from "./blank.js";
 import { type ConvertResult, convertImage, directCaptureType } from "./convert.js";
 import { DEFAULT_ENCODER, type EncoderSettings } from "./encoder.js";
 import { IMAGE_FORMATS, isImageFormat, MAX_DIMENSION } from "./formats.js";
+import { IMAGE_OPTIONS, IMAGE_RULES, type ImageOptions } from "./options.js";
 import { addedHeight, convertOptions, validateShaping, withCapture } from "./shaping.js";
 import { imageSize } from "./stitch.js";
 
@@ -34,7 +34,7 @@ interface CheckedCapture {
  */
 async function captureChecked(
   session: PageSession,
-  options: RenderOptions,
+  options: ImageOptions,
   type: "png" | "jpeg",
   maxPixelHeight: number | undefined,
   signal: AbortSignal,
@@ -61,9 +61,11 @@ async function captureChecked(
  * Result extras: `width` and `height` of the output in pixels, `truncated` (always), and
  * `blank: true` only when the capture stayed one flat colour while the page had visible content.
  */
-export class ImageFormatter implements Formatter {
+export class ImageFormatter implements Formatter<typeof IMAGE_OPTIONS> {
   readonly name = "@renderkit/format-image";
   readonly formats = IMAGE_FORMATS;
+  readonly options = IMAGE_OPTIONS;
+  readonly rules = IMAGE_RULES;
 
   constructor(private readonly encoder: EncoderSettings = DEFAULT_ENCODER) {}
 
@@ -71,17 +73,17 @@ export class ImageFormatter implements Formatter {
    * Without thumbs the output is the capture's size (plus padding and header strip), so nothing
    * below the encoder's limit is captured.
    */
-  maxPixelHeight(options: FormatContext["options"], spec: FormatSpec): number | undefined {
+  maxPixelHeight(options: ImageOptions, spec: FormatSpec): number | undefined {
     const resized = options.thumbWidth !== undefined || options.thumbHeight !== undefined;
     return resized || !isImageFormat(spec.format) ? undefined : Math.max(1, MAX_DIMENSION[spec.format] - addedHeight(options));
   }
 
   /** Colours (`bg_color`, `img_bg`) are checked by sharp's parser when the request is parsed. */
-  validate(options: FormatContext["options"]): void {
+  validate(options: ImageOptions): void {
     validateShaping(options);
   }
 
-  async render(session: PageSession, context: FormatContext): Promise<FormatOutput> {
+  async render(session: PageSession, context: FormatContext<typeof IMAGE_OPTIONS>): Promise<FormatOutput> {
     const { format } = context.format;
     if (!isImageFormat(format)) throw new Error(`${this.name} cannot produce ${format}`);
     const { options, signal } = context;

@@ -5,6 +5,7 @@ export { DEFAULT_ENCODER, type EncodeRequest, type EncoderSettings, encode } fro
 export { IMAGE_FORMATS, type ImageFormat, isImageFormat, MAX_DIMENSION } from "./formats.js";
 export { STRIP_BAND, STRIP_CSS_HEIGHT, type StripText, stripSvg, stripTime } from "./header-strip.js";
 export { BLANK_RETRY_MS, ImageFormatter } from "./image-formatter.js";
+export { IMAGE_OPTIONS, IMAGE_RULES, IMG_POSITIONS, type ImageOptions, SHAPED_FORMATS } from "./options.js";
 export { type ImgFit, type OutputPlan, planOutput, type Size, type ThumbRequest } from "./output-size.js";
 export { type ImageFormatsOptions, imageFormats } from "./plugin.js";
 export { configureSharp, defaultConcurrency } from "./sharp-setup.js";

@@ -1,11 +1,12 @@
-import type { PageSession, RenderOptions } from "@renderkit/core";
+import type { PageSession } from "@renderkit/core";
 import { type Capture, parsePadding } from "@renderkit/core/page";
 import { checkColour, parseColour } from "./colour.js";
 import type { ConvertOptions } from "./convert.js";
 import type { ImageFormat } from "./formats.js";
 import { STRIP_CSS_HEIGHT } from "./header-strip.js";
+import type { ImageOptions } from "./options.js";
 
-type Options = RenderOptions & Record<string, unknown>;
+type Options = ImageOptions;
 
 /** Checks what only sharp can check, when the request is parsed: the colours of `bg_color` and `img_bg`. */
 export function validateShaping(options: Options): void {

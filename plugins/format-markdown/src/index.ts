@@ -1,5 +1,11 @@
 export { escapeMarkdown, htmlToMarkdown, tidyMarkdown } from "./html-to-markdown.js";
-export { ARTICLE_THRESHOLDS, MARKDOWN_FORMAT, MAX_NODE_HTML_CHARS, MarkdownFormatter } from "./markdown-formatter.js";
+export {
+  ARTICLE_THRESHOLDS,
+  MARKDOWN_FORMAT,
+  MARKDOWN_RULES,
+  MAX_NODE_HTML_CHARS,
+  MarkdownFormatter,
+} from "./markdown-formatter.js";
 export { MARKDOWN_OPTIONS } from "./options.js";
 export { type PageExtract, type PageExtractArgs, pageScript } from "./page-script.js";
 export { markdownFormat } from "./plugin.js";

@@ -4,6 +4,7 @@ import {
   type FormatOutput,
   type FormatSpec,
   type Formatter,
+  type OptionRule,
   type PageSession,
   RenderError,
 } from "@renderkit/core";
@@ -12,13 +13,27 @@ import { escapeMarkdown, tidyMarkdown } from "./html-to-markdown.js";
 import { MARKDOWN_OPTIONS } from "./options.js";
 import { type PageExtract, type PageExtractArgs, pageScript } from "./page-script.js";
 
-/** The `md` format: needs only the engine's `content` capability (an in-page script). */
+/**
+ * The `md` format (also sent as `markdown`): needs only the engine's `content` capability (an
+ * in-page script). It is what `save_markdown` stores next to renders of other formats.
+ */
 export const MARKDOWN_FORMAT: FormatSpec = {
   format: "md",
   contentType: "text/markdown; charset=utf-8",
   extension: "md",
   requires: ["content"],
+  aliases: ["markdown"],
+  sideRender: "markdown",
 };
+
+/** Combinations the md format cannot honour (400 `InvalidOptions`). */
+export const MARKDOWN_RULES: readonly OptionRule[] = [
+  {
+    option: "disableLigatures",
+    when: (o, format) => o.disableLigatures && format === "md",
+    why: "cannot be used with format md: markdown is text without fonts",
+  },
+];
 
 /**
  * When Readability's article is trusted over the whole body: 500 characters of text (its own
@@ -40,6 +55,7 @@ export class MarkdownFormatter implements Formatter {
   readonly name = "@renderkit/format-markdown";
   readonly formats = [MARKDOWN_FORMAT];
   readonly options = MARKDOWN_OPTIONS;
+  readonly rules = MARKDOWN_RULES;
 
   async render(session: PageSession, context: FormatContext): Promise<FormatOutput> {
     const { options, signal } = context;

@@ -1,5 +1,4 @@
-import type { FormatSpec } from "@renderkit/core";
-import { oneOf } from "@renderkit/core";
+import { bool, type FormatOptions, type FormatSpec, oneOf } from "@renderkit/core";
 
 /** How an SVG is made: `pdf` (Chromium's PDF through pdftocairo) or `dom` (dom-to-svg in the page). */
 export type SvgMethod = "pdf" | "dom";
@@ -20,5 +19,16 @@ export function svgOptions(defaultMethod: SvgMethod) {
       SVG_METHODS,
       { default: defaultMethod },
     ),
+    // Declared by the image formats too, with the same spec: the core merges the formats.
+    transparent: bool(
+      "Transparent background where the page sets none, in the formats with transparency (png, webp, avif, svg).",
+      {
+        default: false,
+        only: { formats: ["svg"], why: "needs a format with transparency ({formats}); jpg, pdf and the other formats have none" },
+      },
+    ),
   };
 }
+
+/** The options the svg format reads: the core's and its own. */
+export type SvgOptions = FormatOptions<ReturnType<typeof svgOptions>>;

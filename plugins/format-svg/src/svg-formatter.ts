@@ -1,8 +1,8 @@
-import type { FormatContext, FormatOutput, Formatter, OptionTable, PageSession, PageSettings } from "@renderkit/core";
+import type { FormatContext, FormatOutput, Formatter, PageSession, PageSettings } from "@renderkit/core";
 import { MAX_CAPTURE_PIXELS } from "@renderkit/core/page";
 import { captureArea } from "./capture-area.js";
 import { svgFromDom } from "./dom-method.js";
-import { SVG_FORMAT, type SvgMethod, svgOptions } from "./format.js";
+import { SVG_FORMAT, type SvgMethod, type SvgOptions, svgOptions } from "./format.js";
 import { svgFromPdf } from "./pdf-method.js";
 
 /** Fixed per renderer: `svgFormat(options)`. */
@@ -21,10 +21,12 @@ export interface SvgSettings {
  * `pdf` (default, faithful) or `dom` (real text). Pages load with `media: screen`, as screenshots do.
  * Result extras: `method`, `width` and `height` (CSS pixels of the captured area), `truncated`.
  */
-export class SvgFormatter implements Formatter {
+type SvgTable = ReturnType<typeof svgOptions>;
+
+export class SvgFormatter implements Formatter<SvgTable> {
   readonly name = "@renderkit/format-svg";
   readonly formats = [SVG_FORMAT];
-  readonly options: OptionTable;
+  readonly options: SvgTable;
 
   constructor(private readonly settings: SvgSettings) {
     this.options = svgOptions(settings.defaultMethod);
@@ -35,13 +37,13 @@ export class SvgFormatter implements Formatter {
   }
 
   /** The SVG stops at 16,383 CSS px (its own bound, `MAX_CAPTURE_PIXELS`), whatever the scale factor. */
-  maxPixelHeight(options: FormatContext["options"]): number {
+  maxPixelHeight(options: SvgOptions): number {
     return MAX_CAPTURE_PIXELS * options.deviceScaleFactor;
   }
 
-  async render(session: PageSession, context: FormatContext): Promise<FormatOutput> {
+  async render(session: PageSession, context: FormatContext<SvgTable>): Promise<FormatOutput> {
     const { options, signal, logger, renderId } = context;
-    const method = (options.svgMethod as SvgMethod | undefined) ?? this.settings.defaultMethod;
+    const method: SvgMethod = options.svgMethod ?? this.settings.defaultMethod;
     const area = await captureArea(session, options);
     const svg =
       method === "dom"

@@ -6,6 +6,13 @@ import { tourTiming } from "./tour-options.js";
 type Options = RenderOptions & Record<string, unknown>;
 
 /**
+ * Defaults of the image formats' options this plugin refuses (`@renderkit/format-image` declares
+ * them; a formatter sees values, not the merged table): `quality=80`, which clients send on every
+ * request, is the default and not refused.
+ */
+const IMAGE_DEFAULTS: Readonly<Record<string, unknown>> = { quality: 80 };
+
+/**
  * True when the request set `name` to something other than its default: options of other parts
  * are looked up by name, so a rule holds for them as soon as they exist (and never before).
  */
@@ -13,7 +20,8 @@ function given(options: Options, name: string): boolean {
   const value = options[name];
   if (value === undefined || value === false) return false;
   const spec = (CORE_OPTIONS as Record<string, { default?: unknown }>)[name];
-  return spec?.default === undefined || JSON.stringify(value) !== JSON.stringify(spec.default);
+  const fallback = spec?.default ?? IMAGE_DEFAULTS[name];
+  return fallback === undefined || JSON.stringify(value) !== JSON.stringify(fallback);
 }
 
 const imageOnly = (option: string, why: string): OptionRule => ({

@@ -1,9 +1,18 @@
-import { parseClip, parsePadding } from "../page/shape-values.js";
-import type { OptionRule } from "./combinations.js";
-import { bool, num, oneOf, str } from "./spec.js";
+import { bool, type FormatOnly, type FormatOptions, formatOnly, num, type OptionRule, oneOf, str } from "@renderkit/core";
+import { parseClip, parsePadding } from "@renderkit/core/page";
 
-/** The formats image shaping applies to (the screenshot formats of `@renderkit/format-image`). */
+/** The formats of this plugin, which the image options apply to. */
 export const SHAPED_FORMATS: readonly string[] = ["png", "jpg", "webp", "avif"];
+
+/** Why an image option is refused with another format. */
+/** `transparent`: the svg format declares it too, and the formats of both are merged. */
+const TRANSPARENT: FormatOnly = {
+  formats: ["png", "webp", "avif"],
+  why: "needs a format with transparency ({formats}); jpg, pdf and the other formats have none",
+};
+/** `thumb_width`, `thumb_height`. */
+const RESIZED: FormatOnly = { formats: SHAPED_FORMATS, why: "resizes images only (png, jpg, webp, avif)" };
+const IMAGE_ONLY = "applies to image formats only (png, jpg, webp, avif)";
 
 /** Values of `img_position`: sharp's positions, gravities and strategies. */
 export const IMG_POSITIONS = [
@@ -28,8 +37,37 @@ export const IMG_POSITIONS = [
   "attention",
 ] as const;
 
-/** Image shaping options (issue 11): clip, widths, backgrounds, thumbnail fitting, device pixel ratio, full-page mode, header strip. Merged into `CORE_OPTIONS`; names and defaults follow options-catalogue.md. */
-export const IMAGE_OPTIONS = {
+/**
+ * The options of the image formats (names and defaults of options-catalogue.md): quality,
+ * transparency, thumbnails, and the shaping of issue 11 (clip, widths, backgrounds, thumbnail
+ * fitting, device pixel ratio, full-page mode, header strip, section height). The other formats
+ * refuse them (`quality`, which clients send on every request, is reported as ignored instead).
+ */
+const IMAGE_TABLE = {
+  quality: num("JPEG, WebP and AVIF quality.", {
+    min: 1,
+    max: 100,
+    integer: true,
+    default: 80,
+    only: {
+      formats: ["jpg", "webp", "avif"],
+      why: "sets the quality of lossy images: jpg, webp and avif",
+      otherwise: "ignore",
+    },
+  }),
+  transparent: bool("Transparent background where the page sets none, in the formats with transparency (png, webp, avif, svg).", {
+    default: false,
+    only: TRANSPARENT,
+  }),
+  thumbWidth: num(
+    "Output width in pixels: alone, scales keeping the aspect ratio (never enlarging); with `thumb_height`, crops to exactly that box, keeping the top.",
+    { min: 1, max: 16_384, integer: true, only: RESIZED },
+  ),
+  thumbHeight: num(
+    "Output height in pixels: alone, scales keeping the aspect ratio (never enlarging); with `thumb_width`, crops to exactly that box, keeping the top.",
+    { min: 1, max: 16_384, integer: true, only: RESIZED },
+  ),
+
   clip: str(
     "Capture exactly this rectangle of the document: `x,y,width,height` in CSS pixels from the top-left of the page (not the viewport), also below the fold. Image formats only; not with `selector` or `full_width`. A rectangle reaching beyond the page is refused (400).",
     { maxLength: 128 },
@@ -44,7 +82,13 @@ export const IMAGE_OPTIONS = {
   ),
   bgColor: str(
     "Background colour (any CSS colour: `#rrggbb`, `rgb()`, `hsl()`, names) where the page sets none, also behind `transparent`: transparent areas become this colour. A translucent colour keeps that alpha on png, webp and avif. Image formats only (pdf prints on paper: use `css`; video and svg are refused).",
-    { maxLength: 64 },
+    {
+      maxLength: 64,
+      only: {
+        formats: SHAPED_FORMATS,
+        why: "applies to image formats only: a PDF prints on paper (set a background with css), video frames and svg have no capture background",
+      },
+    },
   ),
   imgFit: oneOf(
     "How the capture fits the `thumb_width` × `thumb_height` box (both needed): `cover` (crop to the box, default), `contain` (letterbox with `img_bg`), `fill` (stretch), `inside` (fit within, output may be smaller), `outside` (cover without cropping, output may be larger).",
@@ -82,24 +126,44 @@ export const IMAGE_OPTIONS = {
   ),
   showTimestamp: bool(
     "Add a header strip above the screenshot with the capture time (`YYYY-MM-DD HH:MM:SS UTC`); the image grows by the strip (32 CSS px × device scale factor), the page is not changed. Image formats only.",
-    { default: false },
+    {
+      default: false,
+      only: {
+        formats: SHAPED_FORMATS,
+        why: "is drawn above screenshots only (png, jpg, webp, avif); for pdf use pdf_header with its date class",
+      },
+    },
   ),
   showUrl: bool(
     "Add a header strip above the screenshot with the page's address (after redirects); with `show_timestamp` both share one strip. Image formats only; needs `url` (an `html` render has no address).",
-    { default: false },
+    {
+      default: false,
+      only: {
+        formats: SHAPED_FORMATS,
+        why: "is drawn above screenshots only (png, jpg, webp, avif); for pdf use pdf_header with its url class",
+      },
+    },
+  ),
+  maxSectionHeight: num(
+    "Image formats, with `full_page`, `selector` or `clip`: the height of one screenshot, in device pixels, when a tall capture is taken in sections and stitched (1,000–10,000). The output is the same; only the number of screenshots changes (smaller sections: less browser memory per screenshot, more screenshots). Default: 8,192 device pixels (measured fastest), not the catalogue's 4,096. Not with `full_page_mode: native` (one screenshot).",
+    {
+      min: 1_000,
+      max: 10_000,
+      integer: true,
+      only: {
+        formats: SHAPED_FORMATS,
+        why: "applies to image formats only (png, jpg, webp, avif): the others are not captured in sections",
+      },
+    },
   ),
 } as const;
+
+export const IMAGE_OPTIONS = formatOnly(IMAGE_TABLE, { formats: SHAPED_FORMATS, why: IMAGE_ONLY });
 
 type Options = Parameters<OptionRule["when"]>[0];
 
 const hasThumb = (o: Options) => o.thumbWidth !== undefined || o.thumbHeight !== undefined;
 const hasBox = (o: Options) => o.thumbWidth !== undefined && o.thumbHeight !== undefined;
-const notImage = (format: string) => !SHAPED_FORMATS.includes(format);
-const imageOnly = (option: string, test: (o: Options) => boolean, why: string): OptionRule => ({
-  option,
-  when: (o, format) => test(o) && notImage(format),
-  why,
-});
 
 /** Combinations of these options that cannot work (400 `InvalidOptions`); see `OptionRule`. */
 export const IMAGE_RULES: readonly OptionRule[] = [
@@ -113,26 +177,11 @@ export const IMAGE_RULES: readonly OptionRule[] = [
     when: (o) => o.clip !== undefined && o.selector !== undefined,
     why: "cannot be used with selector: both choose the area",
   },
-  imageOnly("clip", (o) => o.clip !== undefined, "applies to image formats only (png, jpg, webp, avif)"),
   {
     option: "fullWidth",
-    when: (o) => o.fullWidth && (!o.fullPage || o.selector !== undefined || o.clip !== undefined),
+    when: (o) => o.fullWidth === true && (!o.fullPage || o.selector !== undefined || o.clip !== undefined),
     why: "needs full_page, without selector or clip: it widens a full-page capture to the document's scroll width",
   },
-  imageOnly("fullWidth", (o) => o.fullWidth, "applies to image formats only (png, jpg, webp, avif)"),
-  imageOnly("maxWidth", (o) => o.maxWidth !== undefined, "applies to image formats only (png, jpg, webp, avif)"),
-  ...["imgFit", "imgPosition", "imgBg", "forceDpr"].map((option) =>
-    imageOnly(
-      option,
-      (o) => o[option] !== undefined && o[option] !== false,
-      "applies to image formats only (png, jpg, webp, avif)",
-    ),
-  ),
-  imageOnly(
-    "bgColor",
-    (o) => o.bgColor !== undefined,
-    "applies to image formats only: a PDF prints on paper (set a background with css), video frames and svg have no capture background",
-  ),
   {
     option: "imgFit",
     when: (o) => o.imgFit !== undefined && !hasBox(o),
@@ -158,7 +207,6 @@ export const IMAGE_RULES: readonly OptionRule[] = [
     when: (o) => typeof o.imgPad === "string" && parsePadding(o.imgPad) === undefined,
     why: "must be one to four whole numbers of pixels (top,right,bottom,left), each 0..2000",
   },
-  imageOnly("imgPad", (o) => o.imgPad !== undefined, "applies to image formats only (png, jpg, webp, avif)"),
   {
     option: "imgBg",
     when: (o) => o.imgBg !== undefined && o.imgPad === undefined && o.imgFit !== "contain",
@@ -166,29 +214,31 @@ export const IMAGE_RULES: readonly OptionRule[] = [
   },
   {
     option: "forceDpr",
-    when: (o) => o.forceDpr && !hasThumb(o),
+    when: (o) => o.forceDpr === true && !hasThumb(o),
     why: "needs thumb_width or thumb_height: it scales them by the device scale factor",
   },
   {
     option: "forceDpr",
-    when: (o) => o.forceDpr && o.deviceScaleFactor === 1,
+    when: (o) => o.forceDpr === true && o.deviceScaleFactor === 1,
     why: "has no effect at device scale factor 1: set dpr or retina",
   },
-  imageOnly("fullPageMode", (o) => o.fullPageMode === "native", "applies to image formats only (png, jpg, webp, avif)"),
   {
     option: "fullPageMode",
     when: (o) => o.fullPageMode === "native" && !o.fullPage && o.selector === undefined && o.clip === undefined,
     why: "native needs full_page, selector or clip: a viewport capture is always one capture",
   },
-  imageOnly(
-    "showTimestamp",
-    (o) => o.showTimestamp,
-    "is drawn above screenshots only (png, jpg, webp, avif); for pdf use pdf_header with its date class",
-  ),
-  imageOnly(
-    "showUrl",
-    (o) => o.showUrl,
-    "is drawn above screenshots only (png, jpg, webp, avif); for pdf use pdf_header with its url class",
-  ),
-  { option: "showUrl", when: (o) => o.showUrl && o.url === undefined, why: "needs url: an html render has no address" },
+  { option: "showUrl", when: (o) => o.showUrl === true && o.url === undefined, why: "needs url: an html render has no address" },
+  {
+    option: "maxSectionHeight",
+    when: (o) => o.maxSectionHeight !== undefined && o.fullPageMode === "native",
+    why: "cannot be used with full_page_mode native, which takes one screenshot",
+  },
+  {
+    option: "maxSectionHeight",
+    when: (o) => o.maxSectionHeight !== undefined && !o.fullPage && !o.selector && o.clip === undefined,
+    why: "needs full_page, selector or clip: a viewport capture is one screenshot",
+  },
 ];
+
+/** The options the image formats read: the core's and their own. */
+export type ImageOptions = FormatOptions<typeof IMAGE_OPTIONS>;
