@@ -1,19 +1,20 @@
+import type { AddressChecker } from "./contracts/address.js";
 import type { RenderDestination } from "./contracts/destination.js";
 import type { Engine, PageSettings } from "./contracts/engine.js";
 import type { FormatSpec, Formatter } from "./contracts/formatter.js";
+import type { RenderJobInfo } from "./contracts/job.js";
 import type { Logger } from "./contracts/logger.js";
 import type { Storage } from "./contracts/storage.js";
 import { RenderError } from "./errors.js";
-import type { AddressPolicy } from "./network/address-policy.js";
 import type { RenderOptions } from "./options/catalogue.js";
-import { renderTtlSeconds } from "./options/catalogue-pdf.js";
+import { renderTtlSeconds } from "./options/catalogue-output.js";
 import { preparationBudgetMs, preparePage } from "./page/prepare.js";
 import { pageSettings, pageTarget } from "./page/settings.js";
 import type { AdBlocker, AdblockLists } from "./prepare/adblock/index.js";
 import type { FormatterRegistry } from "./registry.js";
 import { renderAddress } from "./render-address.js";
 import type { RendererSettings } from "./settings.js";
-import { type SideFormatters, sideRenders } from "./side-renders.js";
+import { SIDE_FILES, type SideFormatters, sideRenders } from "./side-renders.js";
 import { withTimeout } from "./util/timeout.js";
 
 /** Everything one attempt needs, chosen by the renderer. */
@@ -23,11 +24,11 @@ export interface AttemptPlan {
   engine: Engine;
   formatter: Formatter;
   format: FormatSpec;
-  policy: AddressPolicy;
+  policy: AddressChecker;
   /** Formatters side renders use (`save_markdown`). */
   side?: SideFormatters;
-  /** The submitter's data, for the destination resolver. */
-  meta?: Record<string, unknown>;
+  /** What the submitter told about the render, for the destination resolver. */
+  job?: RenderJobInfo;
 }
 
 export interface AttemptDeps {
@@ -68,14 +69,16 @@ export function checkCapabilities(engine: Engine, format: FormatSpec): void {
  */
 export function attemptBudget(options: RenderOptions, settings: RendererSettings, formatters: FormatterRegistry): number {
   let extra = 0;
+  let spec: FormatSpec | undefined;
   try {
-    const { formatter, spec } = formatters.get(options.format);
-    extra = formatter.extraTimeMs?.(options, spec) ?? 0;
+    const entry = formatters.get(options.format);
+    spec = entry.spec;
+    extra = entry.formatter.extraTimeMs?.(options, spec) ?? 0;
   } catch {
     // An unknown format fails inside the attempt with its own error.
   }
   const page = options.timeout + options.delay + options.waitTimeout * 2 + 15_000;
-  return Math.max(settings.attemptTimeoutMs, page) + extra + preparationBudgetMs(options);
+  return Math.max(settings.attemptTimeoutMs, page) + extra + preparationBudgetMs(options, spec);
 }
 
 /** One attempt: open, prepare, format, store. The page is closed on every path. */
@@ -84,7 +87,7 @@ export async function runAttempt(plan: AttemptPlan, deps: AttemptDeps, signal: A
   // Resolved before the page opens: a destination that cannot work fails the render at once.
   const destination: RenderDestination | undefined =
     options.useS3 || options.s3PresignedUrl !== undefined
-      ? await deps.settings.destination?.({ renderId: plan.renderId, options, meta: plan.meta, format })
+      ? await deps.settings.destination?.({ renderId: plan.renderId, options, job: plan.job, format })
       : undefined;
   let adblock: AdBlocker | undefined;
   if (options.blockAds) {
@@ -120,14 +123,14 @@ export async function runAttempt(plan: AttemptPlan, deps: AttemptDeps, signal: A
   signal.addEventListener("abort", closeOnAbort, { once: true });
   try {
     await preparePage(session, options, signal, {
-      format: format.format,
+      format,
       logger: deps.logger,
       adblock,
       renderId: plan.renderId,
       maxPixelHeight: formatter.maxPixelHeight?.(options, format),
     });
     t2 = performance.now();
-    side = await sideRenders(session, plan, deps, plan.side ?? {}, signal);
+    side = await sideRenders(session, plan, deps, plan.side ?? { side: () => undefined }, signal);
     body = await formatter.render(session, { renderId: plan.renderId, format, options, logger: deps.logger, signal });
     bandwidth = session.bytesReceived();
     t3 = performance.now();
@@ -160,9 +163,8 @@ export async function runAttempt(plan: AttemptPlan, deps: AttemptDeps, signal: A
     format: ms(t2, t3),
     store: ms(t3, performance.now()),
   });
-  if (options.saveHtml && format.format === "html") side.htmlUrl = address.url;
-  if (options.saveMarkdown && format.format === "md") side.markdownUrl = address.url;
-  if (options.saveMhtml && format.format === "mhtml") side.mhtmlUrl = address.url;
+  // Rendered in the format a side file asks for: the side file is the render itself.
+  for (const { kind, option, field } of SIDE_FILES) if (options[option] && format.sideRender === kind) side[field] = address.url;
   return {
     key,
     size,

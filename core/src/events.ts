@@ -1,3 +1,5 @@
+import type { RenderJobInfo } from "./contracts/job.js";
+
 /** Public states of a render (spec "States and transitions"). */
 export type RenderStatus = "created" | "retrying" | "succeeded" | "failed";
 
@@ -26,8 +28,8 @@ export interface RenderResult {
   [extra: string]: unknown;
 }
 
-/** Emitted on every state change; notifiers receive the final two. `meta` is the submitter's data. */
-export type RenderEvent = { meta?: Record<string, unknown> } & (
+/** Emitted on every state change; notifiers receive the final two. `job` is what the submitter told. */
+export type RenderEvent = { job?: RenderJobInfo } & (
   | { type: "render.created"; renderId: string; at: number }
   | { type: "render.started"; renderId: string; attempt: number; at: number }
   | { type: "render.retrying"; renderId: string; attempt: number; reason: string; at: number }

@@ -1,3 +1,4 @@
+import type { RenderJobInfo } from "./contracts/job.js";
 import type { Logger } from "./contracts/logger.js";
 import type { Notifier } from "./contracts/notifier.js";
 import { JobNotDone } from "./contracts/queue.js";
@@ -40,12 +41,12 @@ export class RenderEvents {
    * Records a state change and tells listeners (notifiers too, for final events, through
    * `finish`). A change that is not final and cannot be recorded is logged and the render goes on.
    */
-  async emit(event: RenderEvent, meta?: Record<string, unknown>): Promise<void> {
+  async emit(event: RenderEvent, job?: RenderJobInfo): Promise<void> {
     if (event.type === "render.succeeded" || event.type === "render.failed") {
-      await this.finish(event, meta);
+      await this.finish(event, job);
       return;
     }
-    const full: RenderEvent = { ...event, meta };
+    const full: RenderEvent = { ...event, job };
     await Promise.all([this.write(full), this.tell(full)]);
   }
 
@@ -58,8 +59,8 @@ export class RenderEvents {
    * could not be recorded or handed to the notifiers: the queue runs the job again, and the
    * renderer then re-notifies from the record instead of rendering twice.
    */
-  async finish(event: FinalRenderEvent, meta?: Record<string, unknown>): Promise<FinalRenderEvent> {
-    const full = { ...event, meta };
+  async finish(event: FinalRenderEvent, job?: RenderJobInfo): Promise<FinalRenderEvent> {
+    const full = { ...event, job };
     // Listeners hear it while it is recorded (as sync waiters wake); should the record fail, the
     // render runs again and they hear its end once more.
     const [written] = await Promise.all([this.write(full), this.tell(full)]);
@@ -75,7 +76,7 @@ export class RenderEvents {
     if (winner.type !== event.type) {
       this.sinks.logger.warn("another attempt ended this render first; its outcome stands", { renderId: event.renderId });
     }
-    if (!(await this.notify({ ...winner, meta }))) throw notDone(event, "a notifier could not take its end");
+    if (!(await this.notify({ ...winner, job }))) throw notDone(event, "a notifier could not take its end");
     return winner;
   }
 

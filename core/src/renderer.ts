@@ -1,6 +1,7 @@
 import { attemptBudget, checkCapabilities, runAttempt } from "./attempt.js";
 import { attemptTimer, globalTimeoutError } from "./attempt-timer.js";
 import type { Engine } from "./contracts/engine.js";
+import type { RenderJobInfo } from "./contracts/job.js";
 import type { Logger } from "./contracts/logger.js";
 import type { Notifier } from "./contracts/notifier.js";
 import { JobNotDone, type Queue, type QueueCounts, type QueueJob } from "./contracts/queue.js";
@@ -28,15 +29,16 @@ function knownCode(code: string): ErrorCode {
 export interface RenderJobData {
   options: RenderOptions & Record<string, unknown>;
   origin: RenderOrigin;
-  /** Caller data carried into events (project id, webhook address...). */
-  meta?: Record<string, unknown>;
+  /** What the submitter told, carried into events and the destination resolver. */
+  job?: RenderJobInfo;
 }
 
 export interface SubmitOptions {
   /** Use this id instead of a fresh one. */
   renderId?: string;
   origin?: RenderOrigin;
-  meta?: Record<string, unknown>;
+  /** What the render's events, notifiers and destination resolver are told (project, webhook...). */
+  job?: RenderJobInfo;
 }
 
 export interface RendererParts {
@@ -63,6 +65,8 @@ interface Waiter {
  */
 export class Renderer {
   private readonly waiters = new Map<string, Waiter>();
+  /** What `parse()` returned, so that `submitParsed` takes nothing that skipped its checks. */
+  private readonly parsedHere = new WeakSet<ParsedOptions>();
   private readonly events: RenderEvents;
   private readonly optionIndex: Map<string, string>;
   private readonly basePolicy: AddressPolicy;
@@ -122,8 +126,13 @@ export class Renderer {
 
   /** Validates options without rendering; throws `RenderError` with the spec's codes. */
   parse(input: Record<string, unknown>): ParsedOptions {
-    const parsed = parseOptions(input, { table: this.parts.options, formats: this.formats }, this.optionIndex);
+    const parsed = parseOptions(
+      input,
+      { table: this.parts.options, formats: this.formats, formatSynonyms: this.parts.formatters.aliases },
+      this.optionIndex,
+    );
     checkRequest(parsed, this.parts);
+    this.parsedHere.add(parsed);
     return parsed;
   }
 
@@ -135,11 +144,21 @@ export class Renderer {
   /** Queues a render and returns at once (async renders); follow it with `on()`. */
   async submit(input: Record<string, unknown>, options: SubmitOptions = {}): Promise<{ renderId: string; ignored: string[] }> {
     if (this.closing) throw new RenderError("ServiceUnavailable", "The renderer is shutting down");
-    const parsed = this.parse(input);
+    return this.submitParsed(this.parse(input), options);
+  }
+
+  /**
+   * `submit` for options this renderer's `parse()` returned: a caller that inspects the parsed
+   * options before queueing (the server checks plans and addresses) parses once. Anything else is
+   * refused (TypeError): it skipped the checks `parse()` makes.
+   */
+  async submitParsed(parsed: ParsedOptions, options: SubmitOptions = {}): Promise<{ renderId: string; ignored: string[] }> {
+    if (this.closing) throw new RenderError("ServiceUnavailable", "The renderer is shutting down");
+    if (!this.parsedHere.has(parsed)) throw new TypeError("submitParsed takes what this renderer's parse() returned");
     const renderId = options.renderId ?? newRenderId(options.origin ?? "async");
-    const data: RenderJobData = { options: parsed.options, origin: options.origin ?? "async", meta: options.meta };
+    const data: RenderJobData = { options: parsed.options, origin: options.origin ?? "async", job: options.job };
     await this.parts.queue.add({ id: renderId, data, attempt: 1, enqueuedAt: Date.now() });
-    await this.events.emit({ type: "render.created", renderId, at: Date.now() }, options.meta);
+    await this.events.emit({ type: "render.created", renderId, at: Date.now() }, options.job);
     return { renderId, ignored: parsed.ignored };
   }
 
@@ -180,7 +199,9 @@ export class Renderer {
   /** Runs a job through its attempts (the queue's handler). */
   private async run(job: QueueJob<RenderJobData>, signal: AbortSignal): Promise<void> {
     const { settings, logger } = this.parts;
-    const { options, meta } = job.data;
+    const { options } = job.data;
+    // Jobs queued by versions before `job` carry the same fields as `meta`.
+    const info = job.data.job ?? (job.data as { meta?: RenderJobInfo }).meta;
     let ended: FinalRenderEvent | undefined;
     try {
       ended = await settings.finalEvent?.(job.id);
@@ -190,14 +211,14 @@ export class Renderer {
     }
     if (ended) {
       logger.info("a redelivered render had already ended; telling the notifiers again", { renderId: job.id });
-      this.settle(await this.events.finish(ended, meta));
+      this.settle(await this.events.finish(ended, info));
       return;
     }
     const startTime = Date.now();
     // Redelivered by a durable queue after the process died mid-attempt (DESIGN §2 "retrying").
     if (job.attempt > 1 && job.attempt <= settings.maxAttempts) {
       const reason = "The process stopped during the previous attempt";
-      await this.events.emit({ type: "render.retrying", renderId: job.id, attempt: job.attempt, reason, at: startTime }, meta);
+      await this.events.emit({ type: "render.retrying", renderId: job.id, attempt: job.attempt, reason, at: startTime }, info);
     }
     let lastError: RenderError | undefined;
     // `global_timeout`: every attempt and retry of this run, from its start (the queue wait excluded).
@@ -208,7 +229,7 @@ export class Renderer {
         lastError = globalTimeoutError(options.globalTimeout ?? 0);
         break;
       }
-      await this.events.emit({ type: "render.started", renderId: job.id, attempt, at: Date.now() }, meta);
+      await this.events.emit({ type: "render.started", renderId: job.id, attempt, at: Date.now() }, info);
       const budget = attemptBudget(options, settings, this.parts.formatters);
       const timer = attemptTimer(budget, left, options.globalTimeout, signal);
       const { controller } = timer;
@@ -216,9 +237,9 @@ export class Renderer {
         const engine = this.parts.engines.get(options.engine);
         const { formatter, spec } = this.parts.formatters.get(options.format);
         checkCapabilities(engine, spec);
-        const side = this.parts.formatters.formats.includes("md") ? { md: this.parts.formatters.get("md") } : {};
+        const side = this.parts.formatters;
         const policy = this.basePolicy.fork();
-        const plan = { renderId: job.id, options, engine, formatter, format: spec, policy, side, meta };
+        const plan = { renderId: job.id, options, engine, formatter, format: spec, policy, side, job: info };
         // The attempt closes its page on abort; the race lets the render move on even if that hangs.
         const outcome = await raceSignal(runAttempt(plan, this.parts, controller.signal), controller.signal);
         const endTime = Date.now();
@@ -236,7 +257,7 @@ export class Renderer {
           ...(outcome.location ? { location: outcome.location } : {}),
           ...outcome.extras,
         };
-        this.settle(await this.events.finish({ type: "render.succeeded", renderId: job.id, result, startTime, endTime }, meta));
+        this.settle(await this.events.finish({ type: "render.succeeded", renderId: job.id, result, startTime, endTime }, info));
         return;
       } catch (error) {
         // The render is done but its end is not on record: not an attempt that failed.
@@ -260,7 +281,7 @@ export class Renderer {
         });
         await this.events.emit(
           { type: "render.retrying", renderId: job.id, attempt: attempt + 1, reason: lastError.message, at: Date.now() },
-          meta,
+          info,
         );
       } finally {
         timer.clear();
@@ -275,7 +296,7 @@ export class Renderer {
     logger.info("render failed", { renderId: job.id, code: failure.code, reason: failure.message });
     const failed = { code: failure.code, reason: failure.message, startTime, endTime: Date.now() };
     const event: FinalRenderEvent = { type: "render.failed", renderId: job.id, ...failed };
-    const recorded = await this.events.finish(event, meta);
+    const recorded = await this.events.finish(event, info);
     this.settle(recorded, recorded === event ? failure : undefined);
   }
 

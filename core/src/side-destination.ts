@@ -17,7 +17,7 @@ export async function sideDestination(
 ): Promise<RenderDestination | undefined> {
   const { option } = PRESIGNED_SIDES[side];
   if (plan.options[option] === undefined) return undefined;
-  const request = { renderId: plan.renderId, options: plan.options, meta: plan.meta, format: plan.format, side };
+  const request = { renderId: plan.renderId, options: plan.options, job: plan.job, format: plan.format, side };
   const destination = await deps.settings.destination?.(request);
   if (!destination) {
     const name = snakeName(option);

@@ -82,8 +82,7 @@ export class Destinations {
       return { ...this.presigned(options.s3PresignedUrl, `${renderId}.${extension}`), location: { kind: "presigned" } };
     }
     if (!options.useS3) return undefined;
-    const projectId = typeof request.meta?.projectId === "string" ? request.meta.projectId : "";
-    const project = this.projects.byId(projectId);
+    const project = this.projects.byId(request.job?.projectId ?? "");
     if (!project?.s3) throw noBucket();
     const overridden = options.s3Bucket !== undefined || options.s3Endpoint !== undefined;
     const bucket: S3Config = {
@@ -101,7 +100,7 @@ export class Destinations {
     } else if (project.s3.publicBaseUrl && !overridden) {
       url = `${project.s3.publicBaseUrl.replace(/\/+$/, "")}/${encodeKey(key)}`;
     }
-    const location: S3Location = { kind: "s3", projectId, key, ...storage.location() };
+    const location: S3Location = { kind: "s3", projectId: project.id, key, ...storage.location() };
     return { url, key, location: { ...location }, put: (body, meta) => storage.put(key, body, meta) };
   };
 

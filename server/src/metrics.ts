@@ -5,6 +5,8 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom
 import type { WebhookAttempt } from "./compose.js";
 import type { AppContext } from "./context.js";
 import { HttpProblem } from "./http/errors.js";
+// The server's fields of RenderJobInfo (the `format` and `engine` labels), wherever this file is compiled.
+import type {} from "./job-info.js";
 
 /** Render duration buckets in seconds: sub-second screenshots up to long videos. */
 const RENDER_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -82,8 +84,8 @@ export class ServerMetrics {
   private observe(event: RenderEvent): void {
     if (event.type !== "render.succeeded" && event.type !== "render.failed") return;
     const succeeded = event.type === "render.succeeded";
-    const format = label(succeeded ? event.result.format : event.meta?.format);
-    const engine = label(event.meta?.engine);
+    const format = label(succeeded ? event.result.format : event.job?.format);
+    const engine = label(event.job?.engine);
     const outcome = succeeded ? "succeeded" : "failed";
     this.renders.inc({ format, engine, outcome });
     const seconds = succeeded ? event.result.renderTime / 1000 : Math.max(0, event.endTime - event.startTime) / 1000;

@@ -12,10 +12,10 @@ const logger = new ConsoleLogger("silent");
 describe("RenderStore", () => {
   it("keeps records on disk across instances, wakes waiters, and sweeps expired ones", async () => {
     const store = new RenderStore(dir, 60_000, logger);
-    const meta = { projectId: "p1", redirectAfter: 7 };
-    store.apply({ type: "render.created", renderId: "r1", at: Date.now(), meta });
+    const job = { projectId: "p1", redirectAfter: 7 };
+    store.apply({ type: "render.created", renderId: "r1", at: Date.now(), job });
     const waiting = store.wait("r1", 5_000);
-    store.apply({ type: "render.started", renderId: "r1", attempt: 2, at: Date.now(), meta });
+    store.apply({ type: "render.started", renderId: "r1", attempt: 2, at: Date.now(), job });
     expect((await store.get("r1"))?.status).toBe("retrying");
     store.apply({
       type: "render.failed",
@@ -24,7 +24,7 @@ describe("RenderStore", () => {
       reason: "too slow",
       startTime: 1,
       endTime: 2,
-      meta,
+      job,
     });
     expect(await waiting).toMatchObject({
       status: "failed",
@@ -55,8 +55,8 @@ describe("RenderStore", () => {
 
   it("rebuilds a succeeded render's final event with its result; nothing for one still running", async () => {
     const store = new RenderStore(dir, 60_000, logger);
-    const meta = { projectId: "p1" };
-    store.apply({ type: "render.created", renderId: "r3", at: Date.now(), meta });
+    const job = { projectId: "p1" };
+    store.apply({ type: "render.created", renderId: "r3", at: Date.now(), job });
     expect(await store.finalEvent("r3")).toBeUndefined();
     const result = {
       renderId: "r3",
@@ -71,7 +71,7 @@ describe("RenderStore", () => {
       path: "/data/renders/r3.png",
       width: 1280,
     };
-    await store.apply({ type: "render.succeeded", renderId: "r3", result, startTime: 10, endTime: 15, meta });
+    await store.apply({ type: "render.succeeded", renderId: "r3", result, startTime: 10, endTime: 15, job });
     const { path: _path, ...recorded } = result;
     expect(await new RenderStore(dir, 60_000, logger).finalEvent("r3")).toEqual({
       type: "render.succeeded",
@@ -84,7 +84,7 @@ describe("RenderStore", () => {
 
   it("times out a wait with the current state", async () => {
     const store = new RenderStore(dir, 60_000, logger);
-    store.apply({ type: "render.created", renderId: "r2", at: Date.now(), meta: { projectId: "p" } });
+    store.apply({ type: "render.created", renderId: "r2", at: Date.now(), job: { projectId: "p" } });
     const started = Date.now();
     expect((await store.wait("r2", 200))?.status).toBe("created");
     expect(Date.now() - started).toBeGreaterThanOrEqual(190);

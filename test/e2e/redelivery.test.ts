@@ -77,7 +77,7 @@ describe("redelivered renders", () => {
     try {
       const result = await withNotifier.renderer.render(
         { html: "<p>never rendered</p>" },
-        { meta: { webhookUrl: "https://hook.test/" } },
+        { job: { webhookUrl: "https://hook.test/" } },
       );
       expect(result).toMatchObject({ size: 42, renderUrl: "http://example.test/renders/x.png" });
       expect(browserEngine(withNotifier.renderer).stats().launches).toBe(0);
@@ -85,7 +85,7 @@ describe("redelivered renders", () => {
       expect(seen[0]).toMatchObject({
         type: "render.succeeded",
         renderId: result.renderId,
-        meta: { webhookUrl: "https://hook.test/" },
+        job: { webhookUrl: "https://hook.test/" },
       });
     } finally {
       await withNotifier.close();
@@ -112,7 +112,7 @@ describe("redelivered renders", () => {
     try {
       const result = await flaky.renderer.render(
         { html: "<body style='margin:0;background:#00f'></body>", width: 200, height: 100 },
-        { meta: { webhookUrl: "https://hook.test/" } },
+        { job: { webhookUrl: "https://hook.test/" } },
       );
       expect(refusals).toBe(2);
       expect(ends.get(result.renderId)).toMatchObject({ type: "render.succeeded", renderId: result.renderId });

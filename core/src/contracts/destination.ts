@@ -2,6 +2,7 @@ import type { Readable } from "node:stream";
 import type { RenderOptions } from "../options/catalogue.js";
 import type { PresignedSide } from "../options/catalogue-storage.js";
 import type { FormatSpec } from "./formatter.js";
+import type { RenderJobInfo } from "./job.js";
 import type { StoredMeta } from "./storage.js";
 
 /**
@@ -28,8 +29,8 @@ export interface RenderDestination {
 export interface DestinationRequest {
   renderId: string;
   options: RenderOptions & Record<string, unknown>;
-  /** The submitter's data (project id...). */
-  meta?: Record<string, unknown>;
+  /** What the submitter told about the render (its project...). */
+  job?: RenderJobInfo;
   format: FormatSpec;
   /**
    * Set when the renderer asks where one side file goes (only when its `s3_presigned_url_*`

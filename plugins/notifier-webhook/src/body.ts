@@ -20,7 +20,8 @@ function iso(ms: number): string {
  * The webhook body, compact JSON with the spec's keys in the spec's order. The result carries the
  * spec's five fields first, then what the status record shows too: side renders (`htmlUrl`,
  * `metadata`...) and the format's fields (`width`, `truncated`, `blank`, `frameRate`...). The
- * result's internal fields (storage key, local path) and the submitter's `meta` are never sent.
+ * result's internal fields (storage key, local path) and the submitter's `job` are never sent
+ * (the body's own `meta` is the spec's: start and end times).
  */
 export function webhookBody(event: FinalRenderEvent): string {
   const meta = { startTime: iso(event.startTime), endTime: iso(event.endTime) };

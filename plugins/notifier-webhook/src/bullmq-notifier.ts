@@ -129,16 +129,17 @@ export class BullMqWebhookNotifier implements Notifier {
   }
 
   /**
-   * Adds a delivery job for a final event carrying `meta.webhookUrl` (job id = render id, data
+   * Adds a delivery job for a final event carrying `job.webhookUrl` (job id = render id, data
    * `{ renderId, url, projectId, body }`) and resolves once Redis holds it. A render whose job Redis
    * already holds (pending or finished within `retainMs`) is not added again. Other events are
    * ignored. Rejects, within seconds, only when Redis cannot store the job.
    */
   async notify(event: RenderEvent): Promise<void> {
     if (!isFinalEvent(event)) return;
-    const url = event.meta?.webhookUrl;
+    // Checked, not trusted: jobs come back from a queue's JSON (and from older versions).
+    const url = event.job?.webhookUrl;
     if (typeof url !== "string" || url === "") return;
-    const projectId = typeof event.meta?.projectId === "string" ? event.meta.projectId : undefined;
+    const projectId = typeof event.job?.projectId === "string" ? event.job.projectId : undefined;
     const data: DeliveryJobData = { renderId: event.renderId, url, projectId, body: webhookBody(event) };
     const { queue } = await this.running();
     const retain = { age: Math.ceil(this.tuning.retainMs / 1_000) };

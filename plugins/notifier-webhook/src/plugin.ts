@@ -15,7 +15,7 @@ export interface WebhookNotifierPluginOptions extends WebhookOptions {
 }
 
 /**
- * Signed, retried, durable webhooks for renders submitted with `meta.webhookUrl`. Options are
+ * Signed, retried, durable webhooks for renders submitted with `job.webhookUrl`. Options are
  * checked when the factory is called. Without `redis`, deliveries are files in `dir` (one
  * process per directory); with it, BullMQ jobs in Redis shared by every node (`bullmq` and
  * `ioredis` are then loaded, and only then). `register` starts the notifier in a microtask

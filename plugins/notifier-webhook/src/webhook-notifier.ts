@@ -20,7 +20,7 @@ interface Entry {
 }
 
 /**
- * Posts `render.succeeded` / `render.failed` to the submitter's `meta.webhookUrl`, signed, at
+ * Posts `render.succeeded` / `render.failed` to the submitter's `job.webhookUrl`, signed, at
  * most once per render id, retried on the schedule, and kept on disk until delivered or given
  * up, so deliveries survive a restart. `start()` loads what a previous run left pending; the
  * plugin calls it right after registration and `notify()` awaits it, so using the class
@@ -101,15 +101,16 @@ export class WebhookNotifier implements Notifier {
   }
 
   /**
-   * Persists a delivery for a final event carrying `meta.webhookUrl` and schedules its first
+   * Persists a delivery for a final event carrying `job.webhookUrl` and schedules its first
    * attempt; resolves once it is on disk. Other events, and a render id already pending,
    * delivered or given up, are ignored. Rejects only when the delivery cannot be written.
    */
   async notify(event: RenderEvent): Promise<void> {
     if (!isFinalEvent(event)) return;
-    const url = event.meta?.webhookUrl;
+    // Checked, not trusted: jobs come back from a queue's JSON (and from older versions).
+    const url = event.job?.webhookUrl;
     if (typeof url !== "string" || url === "") return;
-    const projectId = typeof event.meta?.projectId === "string" ? event.meta.projectId : undefined;
+    const projectId = typeof event.job?.projectId === "string" ? event.job.projectId : undefined;
     const body = webhookBody(event);
     const { renderId } = event;
     await this.start();

@@ -54,9 +54,9 @@ describe("BullMqWebhookNotifier delivery", () => {
     for (const secret of [SECRET, "token=abc", "/hook", "renders.example.com"]) expect(hook.logs.text()).not.toContain(secret);
   });
 
-  it("ignores other events and final events without meta.webhookUrl", async () => {
+  it("ignores other events and final events without job.webhookUrl", async () => {
     const hook = bullmqNotifier(cleanup, { url: redis.url, prefix: freshPrefix() }, undefined);
-    await hook.notify({ type: "render.created", renderId: "a", at: 1, meta: { webhookUrl: "http://x" } });
+    await hook.notify({ type: "render.created", renderId: "a", at: 1, job: { webhookUrl: "http://x" } });
     await hook.notify(succeeded("b", { projectId: "p1" }));
     await hook.notify(failed("c"));
     for (const id of ["a", "b", "c"]) expect(await hook.state(id)).toBeUndefined();
@@ -66,12 +66,12 @@ describe("BullMqWebhookNotifier delivery", () => {
     const rx = await receiver(cleanup, () => (res) => setTimeout(() => res.writeHead(200).end(), 200));
     const hook = bullmqNotifier(cleanup, { url: redis.url, prefix: freshPrefix() }, rx.port);
     const event = succeeded("r-dup", { projectId: "p1", webhookUrl: rx.url() });
-    await Promise.all([hook.notify(event), hook.notify(event), hook.notify(failed("r-dup", event.meta))]);
+    await Promise.all([hook.notify(event), hook.notify(event), hook.notify(failed("r-dup", event.job))]);
     expect(await hook.state("r-dup")).toBe("pending");
     await hook.notify(event);
     await waitFor(async () => (await hook.state("r-dup")) === "delivered");
     await hook.notify(event);
-    await hook.notify(failed("r-dup", event.meta));
+    await hook.notify(failed("r-dup", event.job));
     await sleep(300);
     expect(rx.hits).toHaveLength(1);
     expect(JSON.parse(rx.hits[0]?.body ?? "").event).toBe("render.succeeded");

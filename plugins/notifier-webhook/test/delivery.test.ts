@@ -1,5 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { RenderJobInfo } from "@renderkit/core";
 import { type FinalRenderEvent, WebhookNotifier, type WebhookNotifierOptions, webhookBody } from "@renderkit/notifier-webhook";
 import { describe, expect, it } from "vitest";
 import { useCleanup } from "../../../test/helpers/cleanup.js";
@@ -71,13 +72,13 @@ describe("WebhookNotifier delivery", () => {
     expect(rx.hits[0]?.verified).toBe(true);
   });
 
-  it("ignores other events and final events without meta.webhookUrl", async () => {
+  it("ignores other events and final events without job.webhookUrl", async () => {
     const dir = await tempDir(cleanup);
     const hook = notifier({ dir });
-    await hook.notify({ type: "render.created", renderId: "a", at: 1, meta: { webhookUrl: "http://x" } });
+    await hook.notify({ type: "render.created", renderId: "a", at: 1, job: { webhookUrl: "http://x" } });
     await hook.notify(succeeded("b", { projectId: "p1" }));
     await hook.notify(failed("c"));
-    await hook.notify(succeeded("d", { webhookUrl: 42 }));
+    await hook.notify(succeeded("d", { webhookUrl: 42 } as unknown as RenderJobInfo));
     expect([...(await files(dir, "pending")), ...(await files(dir, "failed"))]).toEqual([]);
   });
 
@@ -114,7 +115,7 @@ describe("WebhookNotifier delivery", () => {
     const rx = await receiver(cleanup);
     const hook = notifier({ dir }, rx.port);
     const event = succeeded("r-dup", { projectId: "p1", webhookUrl: rx.url() });
-    await Promise.all([hook.notify(event), hook.notify(event), hook.notify(failed("r-dup", event.meta))]);
+    await Promise.all([hook.notify(event), hook.notify(event), hook.notify(failed("r-dup", event.job))]);
     await waitFor(async () => (await hook.state("r-dup")) === "delivered");
     await hook.notify(event);
     await hook.close();

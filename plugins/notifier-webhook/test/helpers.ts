@@ -3,7 +3,7 @@ import http, { type IncomingHttpHeaders, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { RenderEvent, RenderResult } from "@renderkit/core";
+import type { RenderEvent, RenderJobInfo, RenderResult } from "@renderkit/core";
 import { verifyWebhookSignature, type WebhookOptions } from "@renderkit/notifier-webhook";
 import type { Cleanup } from "../../../test/helpers/cleanup.js";
 
@@ -141,11 +141,11 @@ export function result(renderId: string, extra: Partial<RenderResult> = {}): Ren
   };
 }
 
-export function succeeded(renderId: string, meta?: Record<string, unknown>, extra?: Partial<RenderResult>): RenderEvent {
-  return { type: "render.succeeded", renderId, result: result(renderId, extra), startTime: START, endTime: END, meta };
+export function succeeded(renderId: string, job?: RenderJobInfo, extra?: Partial<RenderResult>): RenderEvent {
+  return { type: "render.succeeded", renderId, result: result(renderId, extra), startTime: START, endTime: END, job };
 }
 
-export function failed(renderId: string, meta?: Record<string, unknown>): RenderEvent {
+export function failed(renderId: string, job?: RenderJobInfo): RenderEvent {
   return {
     type: "render.failed",
     renderId,
@@ -153,6 +153,6 @@ export function failed(renderId: string, meta?: Record<string, unknown>): Render
     reason: "The page answered 502",
     startTime: START,
     endTime: END,
-    meta,
+    job,
   };
 }

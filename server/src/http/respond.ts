@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import { isRenderError, RenderError } from "@renderkit/core";
+import { isRenderError } from "@renderkit/core";
 import contentDisposition from "content-disposition";
 import type { H3Event } from "h3";
 import type { AppContext } from "../context.js";
@@ -91,38 +91,4 @@ export async function lookupProject(event: H3Event, ctx: AppContext): Promise<Pr
   const project = await projectOf(event, ctx);
   Object.assign(answerHeaders(event), ctx.limits.headers(await ctx.limits.peek(project)));
   return project;
-}
-
-/** Authenticates and counts the request against the project's rate limit (render endpoints). */
-export async function guardRender(event: H3Event, ctx: AppContext): Promise<Project> {
-  const project = await projectOf(event, ctx);
-  const verdict = await ctx.limits.consume(project);
-  Object.assign(answerHeaders(event), ctx.limits.headers(verdict));
-  if (!verdict.allowed) {
-    throw new RenderError(
-      "RateLimitExceededError",
-      `Rate limit of ${project.rateLimit.requests} requests per ${project.rateLimit.perSeconds} s reached; retry later`,
-    );
-  }
-  if (ctx.state.draining) throw new RenderError("ServiceUnavailable", "The server is shutting down; retry shortly");
-  return project;
-}
-
-/** Renders one project may have waiting or running (`maxQueuedPerProject`, else half the queue when shared). */
-export function projectShare(ctx: AppContext): number {
-  const { maxQueued, maxQueuedPerProject } = ctx.config;
-  return maxQueuedPerProject ?? (ctx.projects.list().length > 1 ? Math.max(1, Math.ceil(maxQueued / 2)) : maxQueued);
-}
-
-/** Refuses formats the project may not use. */
-export function checkPlan(project: Project, format: string): void {
-  if (project.formats && !project.formats.includes(format)) {
-    throw new RenderError(
-      "OptionNotAvailableOnPlan",
-      `Format ${format} is not available to this project (allowed: ${project.formats.join(", ")})`,
-      {
-        details: { option: "format" },
-      },
-    );
-  }
 }

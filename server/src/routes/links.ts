@@ -3,11 +3,11 @@ import { RenderError, type RenderOptions, snakeName } from "@renderkit/core";
 import type { H3, H3Event } from "h3";
 import type { AppContext } from "../context.js";
 import { paramsToOptions } from "../http/body.js";
-import { answerHeaders, attachment } from "../http/respond.js";
+import { attachment } from "../http/respond.js";
 import type { Project } from "../types.js";
+import { admitRender } from "./admit.js";
 import { answerInType, invalidType } from "./answer.js";
 import { failureResponse } from "./bodies.js";
-import { submitRender } from "./submit.js";
 
 /** The query string exactly as the client sent it: tokens are HMACs of these bytes. */
 function rawQuery(event: H3Event): string {
@@ -15,6 +15,12 @@ function rawQuery(event: H3Event): string {
   const target = nodeUrl ?? event.req.url;
   const at = target.indexOf("?");
   return at < 0 ? "" : target.slice(at + 1);
+}
+
+/** A link's query must be there and well-formed before its token can be compared. */
+function checkQuery(query: string): void {
+  if (query === "") throw new RenderError("NoQuerySent", "The render link has no query string");
+  if (/%(?![0-9A-Fa-f]{2})/.test(query)) throw new RenderError("InvalidQuery", "The query string has a malformed %-escape");
 }
 
 function tokenMatches(query: string, token: string, key: string): boolean {
@@ -60,30 +66,34 @@ function refuseOnLinks(options: RenderOptions, signed: boolean): void {
  * token is the hex HMAC-SHA256 (or SHA-1) of the raw query string keyed with the project's secret key. Tokenless links work only for projects that allow them.
  */
 export function linkRoutes(app: H3, ctx: AppContext): void {
-  const render = async (event: H3Event, project: Project, query: string, format: string, signed: boolean) => {
-    event.context.projectId = project.id; // for the access log
-    const verdict = await ctx.limits.consume(project);
-    Object.assign(answerHeaders(event), ctx.limits.headers(verdict));
-    if (!verdict.allowed) throw new RenderError("RateLimitExceededError", "Rate limit reached; retry later");
-    if (ctx.state.draining) throw new RenderError("ServiceUnavailable", "The server is shutting down; retry shortly");
-    const fromQuery = paramsToOptions(new URLSearchParams(query));
-    const download = typeof fromQuery.download === "string" ? fromQuery.download : undefined;
-    delete fromQuery.download;
-    // webhook_url works as on the API; redirect_after has no meaning here (the link waits).
-    fromQuery.format = format;
-    const { renderId, parsed, server } = await submitRender(
-      event,
-      ctx,
-      project,
-      fromQuery,
-      "link",
-      (options, { responseType }) => {
+  /** Admits and answers a link; `authorize` checks its token (or tokenless permission) and query. */
+  const render = async (event: H3Event, signed: boolean, authorize: (project: Project, query: string) => void) => {
+    const { key = "", format = "" } = event.context.params ?? {};
+    const query = rawQuery(event);
+    let download: string | undefined;
+    const { renderId, parsed, server } = await admitRender(event, ctx, {
+      origin: "link",
+      // Before the rate limit, unlike the API (see admitRender): a bad token is not counted today.
+      project: async () => {
+        const project = await linkProject(ctx, key);
+        authorize(project, query);
+        return project;
+      },
+      options: async () => {
+        const fromQuery = paramsToOptions(new URLSearchParams(query));
+        download = typeof fromQuery.download === "string" ? fromQuery.download : undefined;
+        delete fromQuery.download;
+        // webhook_url works as on the API; redirect_after has no meaning here (the link waits).
+        fromQuery.format = format;
+        return fromQuery;
+      },
+      refuse: (options, { responseType }) => {
         refuseOnLinks(options, signed);
         if (download && (responseType ?? "binary") !== "binary") {
           throw invalidType(`${responseType} cannot be used with download, which names the file of a binary answer`);
         }
       },
-    );
+    });
     const stopping = ctx.state.stopWaiting.signal;
     const record = await ctx.store.wait(renderId, parsed.options.timeout + parsed.options.delay + 120_000, stopping);
     if (record?.status !== "succeeded" || !record.result) {
@@ -96,28 +106,21 @@ export function linkRoutes(app: H3, ctx: AppContext): void {
     return answerInType(event, ctx, record, server.responseType ?? "binary", extra);
   };
 
-  const signed = async (event: H3Event) => {
-    const { key = "", token = "", format = "" } = event.context.params ?? {};
-    const project = await linkProject(ctx, key);
-    const query = rawQuery(event);
-    if (query === "") throw new RenderError("NoQuerySent", "The render link has no query string");
-    if (/%(?![0-9A-Fa-f]{2})/.test(query)) throw new RenderError("InvalidQuery", "The query string has a malformed %-escape");
-    if (!project.linkSigningKey || !tokenMatches(query, token, project.linkSigningKey)) {
-      throw new RenderError("TokenNotMatchedError", "The token does not match the query string");
-    }
-    return render(event, project, query, format, true);
-  };
-  const tokenless = async (event: H3Event) => {
-    const { key = "", format = "" } = event.context.params ?? {};
-    const project = await linkProject(ctx, key);
-    if (!project.allowTokenless) {
-      throw new RenderError("TokenlessRequestsNotEnabled", "Tokenless render links are not enabled for this project");
-    }
-    const query = rawQuery(event);
-    if (query === "") throw new RenderError("NoQuerySent", "The render link has no query string");
-    if (/%(?![0-9A-Fa-f]{2})/.test(query)) throw new RenderError("InvalidQuery", "The query string has a malformed %-escape");
-    return render(event, project, query, format, false);
-  };
+  const signed = (event: H3Event) =>
+    render(event, true, (project, query) => {
+      checkQuery(query);
+      const token = event.context.params?.token ?? "";
+      if (!project.linkSigningKey || !tokenMatches(query, token, project.linkSigningKey)) {
+        throw new RenderError("TokenNotMatchedError", "The token does not match the query string");
+      }
+    });
+  const tokenless = (event: H3Event) =>
+    render(event, false, (project, query) => {
+      if (!project.allowTokenless) {
+        throw new RenderError("TokenlessRequestsNotEnabled", "Tokenless render links are not enabled for this project");
+      }
+      checkQuery(query);
+    });
   app.get("/v1/:key/:token/:format", signed);
   app.head("/v1/:key/:token/:format", signed);
   app.get("/v1/:key/:format", tokenless);

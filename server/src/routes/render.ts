@@ -2,12 +2,12 @@ import { isRenderError } from "@renderkit/core";
 import type { H3, H3Event } from "h3";
 import type { AppContext } from "../context.js";
 import { readOptions } from "../http/body.js";
-import { answerHeaders, guardRender, headOf, json, lookupProject, projectOf, requestId } from "../http/respond.js";
+import { answerHeaders, headOf, json, lookupProject, projectOf, requestId } from "../http/respond.js";
 import { RESPONSE_TYPES, type ResponseType } from "../server-options.js";
 import type { RenderRecord } from "../state/records.js";
+import { type Admission, admitRender } from "./admit.js";
 import { answerInType, invalidType, refuseForType } from "./answer.js";
 import { failureResponse, statusBody } from "./bodies.js";
-import { submitRender } from "./submit.js";
 
 /**
  * Waits up to `seconds` for the render; 200 with the result in the `response_type` asked for,
@@ -44,24 +44,30 @@ function syncAnswer(
 
 /** The render endpoints of the spec, plus the compatibility aliases of DESIGN §3. */
 export function renderRoutes(app: H3, ctx: AppContext): void {
+  /** The API's admission: the secret key in `Authorization`, the options in the body. */
+  const api = (event: H3Event, origin: "sync" | "async", refuse: Admission["refuse"]): Admission => ({
+    origin,
+    project: () => projectOf(event, ctx),
+    options: () => readOptions(event.req, ctx.config.maxBodyBytes),
+    refuse,
+  });
   const sync = async (event: H3Event) => {
-    const project = await guardRender(event, ctx);
-    const input = await readOptions(event.req, ctx.config.maxBodyBytes);
-    const { renderId, server } = await submitRender(event, ctx, project, input, "sync", (options, { responseType }) =>
-      refuseForType(responseType ?? "json", options),
+    const { renderId, server } = await admitRender(
+      event,
+      ctx,
+      api(event, "sync", (options, { responseType }) => refuseForType(responseType ?? "json", options)),
     );
     return waitAndAnswer(event, ctx, renderId, server.redirectAfter, server.responseType ?? "json");
   };
   const async_ = async (event: H3Event) => {
-    const project = await guardRender(event, ctx);
-    const input = await readOptions(event.req, ctx.config.maxBodyBytes);
-    const { renderId, server } = await submitRender(event, ctx, project, input, "async", (_, { responseType }) => {
+    const refuse: Admission["refuse"] = (_, { responseType }) => {
       if (responseType === "binary" || responseType === "base64") {
         throw invalidType(
           `${responseType} needs the bytes, which an async render does not have yet: use POST /v1/render/sync or a render link, or json/none here`,
         );
       }
-    });
+    };
+    const { renderId, server } = await admitRender(event, ctx, api(event, "async", refuse));
     const statusUrl = `${ctx.baseUrl}/v1/render/${encodeURIComponent(renderId)}`;
     if (server.responseType === "none") {
       // Fire and forget (a webhook, or a later status lookup): the id and the status address, no body.

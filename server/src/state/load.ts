@@ -45,7 +45,7 @@ export class MemoryProjectLoad implements ProjectLoad {
   }
 
   apply(event: RenderEvent): void {
-    const projectId = event.meta?.projectId;
+    const projectId = event.job?.projectId;
     if (typeof projectId !== "string") return;
     if (event.type === "render.succeeded" || event.type === "render.failed") void this.release(projectId, event.renderId);
   }

@@ -1,4 +1,6 @@
 import type { FinalRenderEvent, RenderEvent, RenderResult, RenderStatus } from "@renderkit/core";
+// The server's fields of RenderJobInfo (`responseType`), wherever this file is compiled.
+import type {} from "../job-info.js";
 
 /** What the server remembers of a render: enough for the status endpoint and the redirect path. */
 export interface RenderRecord {
@@ -50,17 +52,17 @@ export const TERMINAL = new Set<RenderStatus>(["succeeded", "failed"]);
 
 /** The record a `render.created` event starts. */
 export function newRecord(event: RenderEvent, ttlMs: number, now = Date.now()): RenderRecord {
-  const projectId = typeof event.meta?.projectId === "string" ? event.meta.projectId : "";
+  const { job } = event;
   const record: RenderRecord = {
     renderId: event.renderId,
-    projectId,
+    projectId: job?.projectId ?? "",
     status: "created",
     createdAt: now,
     attempt: 1,
     expiresAt: now + ttlMs,
   };
-  if (typeof event.meta?.redirectAfter === "number") record.redirectAfter = event.meta.redirectAfter;
-  if (typeof event.meta?.responseType === "string") record.responseType = event.meta.responseType;
+  if (job?.redirectAfter !== undefined) record.redirectAfter = job.redirectAfter;
+  if (job?.responseType !== undefined) record.responseType = job.responseType;
   return record;
 }
 

@@ -49,7 +49,7 @@ export class RedisProjectLoad implements ProjectLoad {
   }
 
   async apply(event: RenderEvent): Promise<void> {
-    const projectId = event.meta?.projectId;
+    const projectId = event.job?.projectId;
     if (typeof projectId !== "string") return;
     if (event.type === "render.succeeded" || event.type === "render.failed") await this.release(projectId, event.renderId);
   }
