@@ -49,7 +49,7 @@ step options-doc node scripts/gen-options-doc.mjs --check
 step compat-doc node scripts/gen-compat-doc.mjs --check
 # Video capture follows the page's paints in real time, which a second test file's Chromium on the
 # same two cores starves: those checks run afterwards, alone.
-SOLO=(plugins/format-video/test/video.test.ts plugins/format-video/test/video-shapes.test.ts plugins/format-video/test/video-tour.test.ts)
+SOLO=(plugins/format-video/test/video.test.ts plugins/format-video/test/video-shapes.test.ts plugins/format-video/test/video-tour.test.ts plugins/format-video/test/contract.test.ts)
 step vitest node_modules/.bin/vitest run "${SOLO[@]/#/--exclude=}" --reporter=default --reporter=json --outputFile.json="$results"
 step vitest-solo node_modules/.bin/vitest run "${SOLO[@]}" --reporter=default --reporter=json --outputFile.json="$solo_results"
 # The server's HTTP tests once more against the scale-out parts: BullMQ, records, limits and

@@ -1,5 +1,5 @@
 /**
- * `@renderkit/core/testing`: the contract suites every Engine, Storage and Queue runs
+ * `@renderkit/core/testing`: the contract suites every Engine, Formatter, Storage, Queue and Notifier runs
  * (first- and third-party alike), and the small helpers they are built from.
  * Needs `vitest` (an optional peer dependency of the core).
  */
@@ -10,6 +10,16 @@ export { colourHtml, SCRIPTED_HTML } from "./engine-fixture.js";
 export { type EngineContractOptions, EngineHarness } from "./engine-harness.js";
 export { engineLifecycleContract, type LifecycleEngine, type LifecycleOptions } from "./engine-lifecycle.js";
 export { type FixtureRequest, type FixtureRoute, type FixtureServer, startFixtureServer } from "./fixture-server.js";
+export { formatterContract } from "./formatter-contract.js";
+export { FIXTURE_BACKGROUND, FIXTURE_TEXT } from "./formatter-fixture.js";
+export type { FormatterContractOptions, FormatterSample } from "./formatter-harness.js";
+export {
+  failedEvent,
+  type NotifierContractOptions,
+  type NotifierUnderTest,
+  notifierContract,
+  succeededEvent,
+} from "./notifier-contract.js";
 export { makePageSettings } from "./page-settings.js";
 export { type DecodedPng, decodePng, isPng, pngSize } from "./png.js";
 export { queueContract, queueJob } from "./queue-contract.js";
