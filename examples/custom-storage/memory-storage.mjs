@@ -1,6 +1,7 @@
 // A custom storage plugin: renders kept in this process's memory, within a byte budget. Useful for
-// tests and short-lived workers that hand each render on at once; a template for a storage of your
-// own (a database, a CDN). It passes the core's `storageContract` (test/memory-storage.test.mjs).
+// tests, short-lived workers that hand each render on at once, and a single-process server whose
+// renders need not outlive it; a template for a storage of your own (a database, a CDN). It passes
+// the core's `storageContract` (test/memory-storage.test.mjs).
 
 import { Readable } from "node:stream";
 import { assertStorageKey, definePlugin, STORAGE } from "@renderkit/core";
@@ -91,3 +92,5 @@ export const memoryStorage = definePlugin((options = {}) => ({
     container.register(STORAGE, { useValue: new MemoryStorage(options) });
   },
 }));
+// The server's `plugins` config calls the default export with the entry's `options`.
+export default memoryStorage;

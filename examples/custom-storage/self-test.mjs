@@ -1,5 +1,6 @@
 // Self-test of the custom storage (CI runs it; `storageContract` runs in the vitest suite): a real
-// render through a renderer whose renders live in memory, read back, and no file written.
+// render through a renderer whose renders live in memory, read back, and no file written. Then the
+// real server loads the storage by package name and serves a png from it (server-self-test.mjs).
 
 import assert from "node:assert/strict";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
@@ -9,6 +10,7 @@ import { join } from "node:path";
 import { ConsoleLogger, createRenderer } from "@renderkit/core";
 import { playwright } from "@renderkit/engine-playwright";
 import { memoryStorage } from "./memory-storage.mjs";
+import { serverSelfTest } from "./server-self-test.mjs";
 
 const PAGE = `<!doctype html><body style="margin:0;background:rgb(0,128,255)"><h1>in memory</h1></body>`;
 
@@ -44,7 +46,14 @@ try {
   // Nothing went to the file storage the renderer would otherwise use.
   const files = await readdir(join(dataDir, "renders")).catch(() => []);
   assert.deepEqual(files, []);
-  console.log(`self-test passed: a ${result.size}-byte pdf stored in memory and read back`);
+  // One Chromium at a time: the embedded renderer's goes before the server starts its own.
+  await renderer.close();
+  renderer = undefined;
+  const served = await serverSelfTest(PAGE);
+  console.log(
+    `self-test passed: a ${result.size}-byte pdf stored in memory and read back; in the server by package name: ` +
+      `a ${served.size}-byte png served from memory, gone after a restart, the budget from its options`,
+  );
 } catch (error) {
   console.error(`self-test failed: ${error.stack ?? error}`);
   process.exitCode = 1;

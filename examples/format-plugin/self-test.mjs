@@ -1,5 +1,6 @@
 // Self-test of the format plugin (CI runs it): renders a fixture page on loopback to txt with both
-// first-party engines and checks what a user would: the visible text, the option, the errors.
+// first-party engines and checks what a user would: the visible text, the option, the errors. Then
+// the real server loads the plugin by package name and renders txt over HTTP (server-self-test.mjs).
 
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
@@ -9,6 +10,7 @@ import { join } from "node:path";
 import { ConsoleLogger, createRenderer, definePlugin, FORMATTER } from "@renderkit/core";
 import { playwright } from "@renderkit/engine-playwright";
 import { puppeteer } from "@renderkit/engine-puppeteer";
+import { serverSelfTest } from "./server-self-test.mjs";
 import { textFormat } from "./text-format.mjs";
 
 const PAGE = `<!doctype html><title>Title is not body text</title>
@@ -72,7 +74,14 @@ try {
     },
   }));
   await assert.rejects(createRenderer({ plugins: [playwright(), textFormat(), rival()], dataDir, logger }), /txt/);
-  console.log("self-test passed: txt on playwright and puppeteer, txt_max_chars, errors, duplicate format refused");
+  // One Chromium at a time: the embedded renderer's goes before the server starts its own.
+  await renderer.close();
+  renderer = undefined;
+  await serverSelfTest(PAGE);
+  console.log(
+    "self-test passed: txt on playwright and puppeteer, txt_max_chars, errors, duplicate format refused; " +
+      "in the server by package name: txt over HTTP, maxChars from its options",
+  );
 } catch (error) {
   console.error(`self-test failed: ${error.stack ?? error}`);
   process.exitCode = 1;
