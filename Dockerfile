@@ -3,6 +3,12 @@
 # colour emoji), tini as PID 1, running as the non-root user `renderkit`, data in the /data volume.
 #   docker build -t renderkit .
 #   docker run -p 8080:8080 -v renderkit-data:/data renderkit
+# Chromium runs as `renderkit` too, with its sandbox where the container allows user namespaces.
+# Docker's default seccomp profile does not: the server then starts Chromium with --no-sandbox and
+# logs `chromium sandbox: off (…)` with the fix. To have the sandbox, pass a seccomp profile that
+# allows user namespaces (docs/security.md#chromium-sandbox, which shows how to make one); set
+# RENDERKIT_CHROMIUM_SANDBOX to `on` as well to refuse to run without it:
+#   docker run --security-opt seccomp=chromium-seccomp.json -p 8080:8080 -v renderkit-data:/data renderkit
 # The system set-up is scripts/container-setup.sh, which CI also runs on the development machine
 # (no Docker there): see docs/deployment.md#container.
 
@@ -26,7 +32,8 @@ RUN RENDERKIT_SKIP_APT=1 bash scripts/setup.sh \
 FROM node:20-bookworm-slim
 COPY scripts/container-setup.sh /usr/local/sbin/container-setup.sh
 ENV RENDERKIT_DATA_DIR=/data
-# Debian packages, the user `renderkit` and /data owned by it, then the same check CI runs.
+# Debian packages, the user `renderkit` and /data owned by it, then the same check CI runs (its
+# sandbox line reports on the build's own seccomp profile, not on the one `docker run` is given).
 RUN bash /usr/local/sbin/container-setup.sh --packages --user renderkit --check --clean
 WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json ./
@@ -43,6 +50,7 @@ ENV NODE_ENV=production HOST=0.0.0.0 PORT=8080 RENDERKIT_DATA_DIR=/data \
     RENDERKIT_CHROMIUM=/usr/bin/chromium FFMPEG_PATH=/usr/bin/ffmpeg RENDERKIT_LOG_FORMAT=json
 VOLUME ["/data"]
 EXPOSE 8080
+# Never root: Chromium refuses its sandbox as root.
 USER renderkit
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT||8080}/health`).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]

@@ -39,7 +39,8 @@ examples() {
 results="$(mktemp "${TMPDIR:-/tmp}/renderkit-vitest.XXXXXX.json")"
 solo_results="$(mktemp "${TMPDIR:-/tmp}/renderkit-vitest-solo.XXXXXX.json")"
 redis_results="$(mktemp "${TMPDIR:-/tmp}/renderkit-vitest-redis.XXXXXX.json")"
-trap 'rm -f "$results" "$solo_results" "$redis_results"' EXIT
+security_results="$(mktemp "${TMPDIR:-/tmp}/renderkit-vitest-security.XXXXXX.json")"
+trap 'rm -f "$results" "$solo_results" "$redis_results" "$security_results"' EXIT
 
 step container-setup bash scripts/container-setup.sh --packages --check
 step lint npm run --silent lint
@@ -50,8 +51,11 @@ step compat-doc node scripts/gen-compat-doc.mjs --check
 # Video capture follows the page's paints in real time, which a second test file's Chromium on the
 # same two cores starves: those checks run afterwards, alone.
 SOLO=(plugins/format-video/test/video.test.ts plugins/format-video/test/video-shapes.test.ts plugins/format-video/test/video-tour.test.ts plugins/format-video/test/contract.test.ts)
-step vitest node_modules/.bin/vitest run "${SOLO[@]/#/--exclude=}" --reporter=default --reporter=json --outputFile.json="$results"
+# The security suite runs in its own step (`npm run test:security`, which prints its figures), not twice.
+SECURITY=("server/test/security-*.test.ts" "test/e2e/security-*.test.ts")
+step vitest node_modules/.bin/vitest run "${SOLO[@]/#/--exclude=}" "${SECURITY[@]/#/--exclude=}" --reporter=default --reporter=json --outputFile.json="$results"
 step vitest-solo node_modules/.bin/vitest run "${SOLO[@]}" --reporter=default --reporter=json --outputFile.json="$solo_results"
+step security npm run --silent test:security -- --reporter=json --outputFile.json="$security_results"
 # The server's HTTP tests once more against the scale-out parts: BullMQ, records, limits and
 # webhooks in a real redis-server, renders in an S3-compatible server (DESIGN §6).
 mapfile -t HTTP_TESTS < <(grep -l "startTestServer" server/test/*.test.ts)
@@ -72,7 +76,7 @@ counts="$(node -e '
     skipped += (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
   }
   console.log(passed, failed, skipped, report);
-' "$results" "$solo_results" "$redis_results")"
+' "$results" "$solo_results" "$security_results" "$redis_results")"
 read -r passed failed_tests skipped report <<<"$counts"
 
 echo

@@ -105,6 +105,7 @@ export async function runAttempt(plan: AttemptPlan, deps: AttemptDeps, signal: A
     ...pageSettings(options, plan.policy, adblock),
     ...formatter.pageSettings?.(options, format),
     ...(options.saveResourceInfo ? { recordResources: true } : {}),
+    egressLimits: deps.settings.egress,
   };
   const t0 = performance.now();
   const session = await engine.open(pageTarget(options), settings, signal);

@@ -1,4 +1,7 @@
-/** Error codes of the render API (spec "Errors") plus `ServiceUnavailable` (DESIGN §2). */
+/**
+ * Error codes of the render API (spec "Errors") plus ours: `ServiceUnavailable` (DESIGN §2) and
+ * `ProxyError` (the `proxy` option's proxy could not be reached or refused to carry the page).
+ */
 export const ERROR_CODES = [
   "NoApiKeySupplied",
   "UserNotFoundError",
@@ -31,6 +34,7 @@ export const ERROR_CODES = [
   "NoRenderIdProvided",
   "ApiKeyWrongFormat",
   "ServiceUnavailable",
+  "ProxyError",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

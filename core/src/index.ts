@@ -9,6 +9,7 @@ export type { DestinationRequest, DestinationResolver, RenderDestination } from 
 export type {
   Box,
   CookieSpec,
+  EgressLimits,
   ElementQuery,
   Engine,
   EngineCapability,

@@ -81,7 +81,11 @@ export class Renderer {
       record: parts.settings.record,
       recorded: parts.settings.finalEvent,
     });
-    this.basePolicy = new AddressPolicy({ allowPrivate: parts.settings.allowPrivateNetworks, lookup: parts.settings.lookup });
+    this.basePolicy = new AddressPolicy({
+      allowPrivate: parts.settings.allowPrivateNetworks,
+      lookup: parts.settings.lookup,
+      logger: parts.logger,
+    });
   }
 
   /** Resolved settings. */

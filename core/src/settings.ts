@@ -1,8 +1,12 @@
 import { join, resolve } from "node:path";
 import type { DestinationResolver } from "./contracts/destination.js";
+import type { EgressLimits } from "./contracts/engine.js";
 import type { FinalRenderEvent, RenderEvent } from "./events.js";
 import type { AddressPolicyOptions } from "./network/address-policy.js";
+import { DEFAULT_EGRESS_LIMITS } from "./network/egress-limits.js";
 import type { AdblockSettings } from "./prepare/adblock/index.js";
+
+export { DEFAULT_EGRESS_LIMITS, MIN_EGRESS_CONNECTIONS } from "./network/egress-limits.js";
 
 /** Filter lists `block_ads` uses when the operator names none: EasyList and EasyPrivacy. */
 export const DEFAULT_ADBLOCK_LISTS = [
@@ -33,6 +37,13 @@ export interface RendererSettings {
   renderTtlSeconds: number;
   /** Hard cap on one attempt, on top of the page-load `timeout` option. Default 120 s. */
   attemptTimeoutMs: number;
+  /**
+   * What one render's page may take from the network: `maxBytes` received in all (default 200 MiB;
+   * past it the render fails with `HTMLProcessError`) and `maxConnections` open at once (default
+   * 256, what Chromium itself opens at most for ordinary requests; more wait for a slot, a bounded
+   * number). The server refuses caps below `MIN_EGRESS_CONNECTIONS`.
+   */
+  egress: EgressLimits;
   /** Filter lists for `block_ads` (default EasyList and EasyPrivacy, cached under `dataDir/adblock`, refreshed daily). */
   adblock: AdblockSettings;
   /** DNS lookup override (tests). */
@@ -58,6 +69,15 @@ export interface RendererSettings {
   destination?: DestinationResolver;
 }
 
+/** The egress caps, defaults filled in; a cap below 1 would refuse every request, so it is an error. */
+function egressLimits(input: Partial<EgressLimits> = {}): EgressLimits {
+  const limits = { ...DEFAULT_EGRESS_LIMITS, ...input };
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`egress.${name} must be a positive integer`);
+  }
+  return limits;
+}
+
 export function resolveSettings(input: Partial<RendererSettings> = {}): RendererSettings {
   const dataDir = resolve(input.dataDir ?? process.env.RENDERKIT_DATA_DIR ?? join(process.cwd(), ".renderkit"));
   return {
@@ -70,6 +90,7 @@ export function resolveSettings(input: Partial<RendererSettings> = {}): Renderer
     maxAttempts: input.maxAttempts ?? 3,
     renderTtlSeconds: input.renderTtlSeconds ?? 30 * 24 * 3600,
     attemptTimeoutMs: input.attemptTimeoutMs ?? 120_000,
+    egress: egressLimits(input.egress),
     adblock: {
       lists: input.adblock?.lists ?? DEFAULT_ADBLOCK_LISTS,
       refreshSeconds: input.adblock?.refreshSeconds ?? 24 * 3600,

@@ -63,15 +63,43 @@ describe("AddressPolicy", () => {
     const lookup = tableLookup({ "intranet.test": ["10.0.0.5"], "other.test": ["10.0.0.5"] });
     const policy = new AddressPolicy({ allowPrivate: ["Intranet.test"], lookup });
     await expect(policy.resolve("intranet.test", 80)).resolves.toEqual({ address: "10.0.0.5", family: 4 });
-    await expectRenderError(policy.resolve("other.test", 80), "InvalidURLError");
+    await expectRenderError(policy.resolve("other.test", 80), "URLDoesNotResolveError");
   });
 
-  it("refuses a name whose lookup gives a private address", async () => {
+  it("refuses a name whose lookup gives a private address exactly as a name that does not resolve", async () => {
     const lookup = tableLookup({ "evil.test": ["127.0.0.1"], "meta.test": ["::ffff:169.254.169.254"] });
     const policy = new AddressPolicy({ lookup });
-    const error = await expectRenderError(policy.resolve("evil.test", 80), "InvalidURLError");
-    expect(error.message).toContain("evil.test");
-    await expectRenderError(policy.resolve("meta.test", 80), "InvalidURLError");
+    const error = await expectRenderError(policy.resolve("evil.test", 80), "URLDoesNotResolveError");
+    expect(error.message).toBe("The host evil.test does not resolve to a public address");
+    await expectRenderError(policy.resolve("meta.test", 80), "URLDoesNotResolveError");
+    const missing = await expectRenderError(policy.resolve("missing.test", 80), "URLDoesNotResolveError");
+    expect(missing.message).toBe("The host missing.test does not resolve to a public address");
+    // The engines' record of refusals says the same for both, and never the address.
+    expect(policy.denials).toEqual([
+      { host: "evil.test", port: 80, reason: "does not resolve" },
+      { host: "meta.test", port: 80, reason: "does not resolve" },
+      { host: "missing.test", port: 80, reason: "does not resolve" },
+    ]);
+  });
+
+  it("logs the precise reason of a refusal for the operator, without the resolved address", async () => {
+    const lines: { message: string; fields?: Record<string, unknown> }[] = [];
+    const logger = {
+      debug: () => undefined,
+      info: (message: string, fields?: Record<string, unknown>) => lines.push({ message, fields }),
+      warn: () => undefined,
+      error: () => undefined,
+    };
+    const policy = new AddressPolicy({ lookup: tableLookup({ "evil.test": ["10.1.2.3"] }), logger });
+    await expectRenderError(policy.resolve("evil.test", 80), "URLDoesNotResolveError");
+    await expectRenderError(policy.resolve("missing.test", 81), "URLDoesNotResolveError");
+    await expectRenderError(policy.resolve("10.0.0.1", 82), "InvalidURLError");
+    expect(lines.map((l) => l.fields)).toEqual([
+      { host: "evil.test", port: 80, reason: "resolves to a non-public address" },
+      { host: "missing.test", port: 81, reason: expect.stringMatching(/^does not resolve/) },
+      { host: "10.0.0.1", port: 82, reason: "not a public address" },
+    ]);
+    expect(JSON.stringify(lines)).not.toContain("10.1.2.3");
   });
 
   it("prefers a public answer when a name has several", async () => {

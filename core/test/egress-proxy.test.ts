@@ -160,10 +160,9 @@ describe("egress proxy", () => {
     const [res] = (await once(hanging, "response")) as [IncomingMessage];
     res.on("error", () => {}).resume();
     const hangingClosed = new Promise((resolve) => res.once("close", resolve));
-    const begin = Date.now();
     await Promise.all([session.close(), session.close()]);
+    // Both close because close() cuts them: left open, they would never end and the test would time out.
     await Promise.all([tunnelClosed, hangingClosed]);
-    expect(Date.now() - begin).toBeLessThan(2_000);
     await expect(viaProxy(session, `${fixture.url}/hello`)).rejects.toThrow(/ECONNREFUSED/);
   });
 });

@@ -169,6 +169,7 @@ export async function compose(config: ServerConfig, options: ComposeOptions): Pr
       allowPrivateNetworks: config.allowPrivateNetworks,
       concurrency: config.concurrency,
       maxQueued: config.maxQueued,
+      egress: config.egress,
       renderTtlSeconds: ttlMs / 1000,
       adblock: config.adblock,
       worker: role !== "api",

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { isIP } from "node:net";
-import { DEFAULT_ADBLOCK_LISTS } from "@renderkit/core/internal";
+import { DEFAULT_ADBLOCK_LISTS, DEFAULT_EGRESS_LIMITS, MIN_EGRESS_CONNECTIONS } from "@renderkit/core/internal";
 import { ConfigError, LOG_LEVELS } from "./config-error.js";
 import { metricsConfig } from "./config-metrics.js";
 import { pluginEntries } from "./config-plugins.js";
@@ -90,8 +90,37 @@ const PROJECT_KEYS = [
   "rateLimit",
   "formats",
   "allowTokenless",
+  "legacyLinkTokens",
+  "linkFormats",
+  "linkMaxAgeSeconds",
   "s3",
 ] as const satisfies readonly (keyof ProjectConfig)[];
+
+/** A non-empty list of format names (`formats`, `linkFormats`). */
+function formatList(value: unknown, path: string): string[] {
+  if (!Array.isArray(value) || value.length === 0) return fail(path, "must be a non-empty list of format names");
+  return value.map((f, i) => string(f, `${path}[${i}]`, 1, 32, /^[a-z0-9]+$/, "must be a format name such as png"));
+}
+
+/** Longest `linkMaxAgeSeconds`: a year. */
+export const MAX_LINK_AGE_SECONDS = 31_536_000;
+
+/**
+ * A project's render-link fields, the same in the config file and in `projects.json`:
+ * `legacyLinkTokens`, `linkFormats`, `linkMaxAgeSeconds`. Absent fields stay absent.
+ */
+export function linkSettings(
+  v: Record<string, unknown>,
+  path: string,
+): Pick<ProjectConfig, "legacyLinkTokens" | "linkFormats" | "linkMaxAgeSeconds"> {
+  const out: Pick<ProjectConfig, "legacyLinkTokens" | "linkFormats" | "linkMaxAgeSeconds"> = {};
+  if (v.legacyLinkTokens !== undefined) out.legacyLinkTokens = boolean(v.legacyLinkTokens, `${path}.legacyLinkTokens`);
+  if (v.linkFormats !== undefined) out.linkFormats = formatList(v.linkFormats, `${path}.linkFormats`);
+  if (v.linkMaxAgeSeconds !== undefined) {
+    out.linkMaxAgeSeconds = integer(v.linkMaxAgeSeconds, `${path}.linkMaxAgeSeconds`, 1, MAX_LINK_AGE_SECONDS);
+  }
+  return out;
+}
 
 function project(value: unknown, path: string): ProjectConfig {
   const v = object(value, path, PROJECT_KEYS);
@@ -150,12 +179,8 @@ function project(value: unknown, path: string): ProjectConfig {
     fail(`${path}.webhookSecret`, "must differ from the secret key");
   }
   if (v.rateLimit !== undefined) out.rateLimit = rateLimit(v.rateLimit, `${path}.rateLimit`);
-  if (v.formats !== undefined) {
-    if (!Array.isArray(v.formats) || v.formats.length === 0) fail(`${path}.formats`, "must be a non-empty list of format names");
-    out.formats = (v.formats as unknown[]).map((f, i) =>
-      string(f, `${path}.formats[${i}]`, 1, 32, /^[a-z0-9]+$/, "must be a format name such as png"),
-    );
-  }
+  if (v.formats !== undefined) out.formats = formatList(v.formats, `${path}.formats`);
+  Object.assign(out, linkSettings(v, path));
   if (v.s3 !== undefined) out.s3 = s3Config(v.s3, `${path}.s3`);
   // Secrets stay readable but are not enumerable: logging or serialising the config cannot leak them.
   for (const key of ["secretKey", "webhookSecret"] as const) {
@@ -212,6 +237,19 @@ const CHECKS: { [K in keyof ServerConfig]-?: (value: unknown, path: string) => S
       ? v
       : fail(p, "must be a number of days greater than 0 and at most 3650"),
   drainSeconds: (v, p) => integer(v, p, 0, 3600),
+  egress: (v, p) => {
+    const e = object(v, p, ["maxBytes", "maxConnections"]);
+    return {
+      // 1 MiB to 1 TiB; below a megabyte ordinary pages would fail.
+      maxBytes:
+        e.maxBytes === undefined ? DEFAULT_EGRESS_LIMITS.maxBytes : integer(e.maxBytes, `${p}.maxBytes`, 1_048_576, 2 ** 40),
+      // Idle https tunnels hold their slots: a low cap would make pages that used many hosts wait.
+      maxConnections:
+        e.maxConnections === undefined
+          ? DEFAULT_EGRESS_LIMITS.maxConnections
+          : integer(e.maxConnections, `${p}.maxConnections`, MIN_EGRESS_CONNECTIONS, 10_000),
+    };
+  },
   engine: (v, p) => string(v, p, 1, 64, NAME, "must be an engine name such as playwright"),
   rateLimit,
   webhooks: (v, p) => {

@@ -60,6 +60,8 @@ export const ENV_VARIABLES: readonly EnvVariable[] = [
   v("maxRedirectAfter", "integer"),
   v("renderTtlDays", "number"),
   v("drainSeconds", "integer"),
+  v("egress.maxBytes", "integer"),
+  v("egress.maxConnections", "integer"),
   v("engine", "string"),
   v("rateLimit.requests", "integer"),
   v("rateLimit.perSeconds", "integer"),

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
-import { DEFAULT_ADBLOCK_LISTS } from "@renderkit/core/internal";
+import { DEFAULT_ADBLOCK_LISTS, DEFAULT_EGRESS_LIMITS } from "@renderkit/core/internal";
 import { checkConfig, DEFAULT_ADBLOCK_REFRESH_SECONDS, LIST_ADDRESS } from "./config-checks.js";
 import { configFromEnv } from "./config-env.js";
 import { ConfigError } from "./config-error.js";
@@ -34,6 +34,7 @@ export function defaultConfig(cwd: string = process.cwd()): ServerConfig {
     maxRedirectAfter: 95,
     renderTtlDays: 30,
     drainSeconds: 30,
+    egress: { ...DEFAULT_EGRESS_LIMITS },
     rateLimit: { requests: 120, perSeconds: 60 },
     webhooks: { timeoutMs: 10_000 },
     adblock: { lists: [...DEFAULT_ADBLOCK_LISTS], refreshSeconds: DEFAULT_ADBLOCK_REFRESH_SECONDS },

@@ -76,17 +76,24 @@ export const HEALTH = { type: "object", required: ["status"], properties: { stat
 
 export const READY = {
   type: "object",
-  required: ["status", "role", "queue", "formats"],
+  description:
+    "Without credentials, only `status`. With `Authorization: Bearer <metrics.token>` (the server's operator token), also role, engine and queue figures and the formats.",
+  required: ["status"],
   properties: {
     status: { type: "string", const: "ready" },
-    role: { type: "string", enum: ["all", "api", "worker"] },
-    engines: { type: "object", description: "Per engine browser figures (not on API-only nodes)", additionalProperties: true },
+    role: { type: "string", enum: ["all", "api", "worker"], description: "With the metrics token only" },
+    engines: {
+      type: "object",
+      description: "Per engine browser figures (not on API-only nodes); with the metrics token only",
+      additionalProperties: true,
+    },
     queue: {
       type: "object",
+      description: "With the metrics token only",
       required: ["waiting", "active"],
       properties: { waiting: { type: "integer" }, active: { type: "integer" } },
     },
-    formats: { type: "array", items: { type: "string" } },
+    formats: { type: "array", items: { type: "string" }, description: "With the metrics token only" },
   },
 };
 
@@ -113,6 +120,7 @@ const REASONS: Record<number, string> = {
   429: "Rate limit reached (Retry-After)",
   431: "Headers too large",
   500: "Render or server failure",
+  502: "The caller's proxy (option proxy) could not be reached or refused the page",
   503: "Draining, queue full or unreachable (Retry-After)",
 };
 

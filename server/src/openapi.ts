@@ -110,6 +110,7 @@ export function openApiDocument(options: OptionTable, formats: readonly string[]
     },
     "307": redirect,
     ...apiErrors,
+    ...errorResponses([502]),
   };
   const tags = (tag: string) => ({ tags: [tag] });
   const syncOp = (operationId: string, summary: string) => ({
@@ -143,7 +144,7 @@ export function openApiDocument(options: OptionTable, formats: readonly string[]
   });
   const linkAnswers = {
     "200": { description: "The render's bytes (response_type binary, the default), or json, base64, none", content: rendered },
-    ...errorResponses([400, 401, 404, 405, 429, 500, 503]),
+    ...errorResponses([400, 401, 404, 405, 429, 500, 502, 503]),
   };
   const keyParam = param("publishableKey", "The project's publishable key");
   const formatParam = param("format", "The output format", { type: "string", enum: [...formats] });
@@ -161,11 +162,14 @@ export function openApiDocument(options: OptionTable, formats: readonly string[]
     ...tags("Render links"),
     summary: "Signed render link",
     description:
-      "The render's bytes; token is the hex HMAC-SHA256 (or SHA-1) of the raw query string, keyed with the project's link signing key.",
+      "The render's bytes; token is the hex HMAC-SHA256 of `<format>?<raw query string>`, keyed with the project's secret key (query-only and SHA-1 tokens: see docs/api.md). With `expires` (Unix seconds) in the query the link answers 410 RenderLinkExpired after that time.",
     security: [],
     parameters: [
       keyParam,
-      param("token", "HMAC of the raw query string", { type: "string", pattern: "^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$" }),
+      param("token", "HMAC-SHA256 of `<format>?<raw query string>`", {
+        type: "string",
+        pattern: "^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$",
+      }),
       formatParam,
       query,
     ],
@@ -227,7 +231,7 @@ export function openApiDocument(options: OptionTable, formats: readonly string[]
   });
   const health = (id: string) => meta(id, "Liveness", { description: "The process answers", content: json("Health") });
   const ready = (id: string) =>
-    meta(id, "Readiness: role, engines and queue counts", { description: "Ready for renders", content: json("Ready") }, [503]);
+    meta(id, "Readiness (figures with the metrics token)", { description: "Ready for renders", content: json("Ready") }, [503]);
   const openapi = (id: string) =>
     meta(id, "This document", { description: "OpenAPI 3.1", content: { "application/json": { schema: { type: "object" } } } });
   return {

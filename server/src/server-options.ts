@@ -93,7 +93,7 @@ export async function takeServerOptions(
 /** Refuses a target address at submit time (400), instead of accepting a render that must fail. */
 export async function checkAddress(ctx: AppContext, url: string | undefined): Promise<void> {
   if (url === undefined) return;
-  await new AddressPolicy({ allowPrivate: ctx.config.allowPrivateNetworks }).resolveUrl(new URL(url));
+  await new AddressPolicy({ allowPrivate: ctx.config.allowPrivateNetworks, logger: ctx.logger }).resolveUrl(new URL(url));
 }
 
 /**

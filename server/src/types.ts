@@ -19,6 +19,16 @@ export interface Project {
   formats?: string[];
   /** Whether `/v1/{publishableKey}/{format}?…` works without a token. Default false. */
   allowTokenless: boolean;
+  /**
+   * Accept render-link tokens made the old way: an HMAC-SHA256 of the query alone (as the
+   * `urlbox` npm client signs) or any HMAC-SHA1. Such a token does not cover the format, so its
+   * link can be replayed in another format (narrow that with `linkFormats`). Absent: false.
+   */
+  legacyLinkTokens?: boolean;
+  /** Formats render links of this project may produce, signed or tokenless; absent: all the project's formats. */
+  linkFormats?: string[];
+  /** When set, signed render links must carry `expires` at most this many seconds ahead. */
+  linkMaxAgeSeconds?: number;
   /** The project's own bucket (`use_s3`); `secretAccessKey` is not enumerable. */
   s3?: S3Config;
 }
@@ -80,6 +90,12 @@ export interface ServerConfig {
   renderTtlDays: number;
   /** Seconds SIGTERM waits for running renders. Default 30. */
   drainSeconds: number;
+  /**
+   * What one render's page may take from the network: bytes received in all (default 200 MiB;
+   * past it the render fails with 400 `HTMLProcessError`) and connections open at once (default
+   * 256; more wait for a slot).
+   */
+  egress: { maxBytes: number; maxConnections: number };
   /** Default engine name. */
   engine?: string;
   /** Default rate limit of projects that set none. Default 120 per 60 s. */
@@ -120,5 +136,11 @@ export interface ProjectConfig {
   rateLimit?: { requests: number; perSeconds: number };
   formats?: string[];
   allowTokenless?: boolean;
+  /** As `Project.legacyLinkTokens`. Default false. */
+  legacyLinkTokens?: boolean;
+  /** As `Project.linkFormats`. Default: all formats. */
+  linkFormats?: string[];
+  /** As `Project.linkMaxAgeSeconds`. Default: signed links need no `expires`. */
+  linkMaxAgeSeconds?: number;
   s3?: S3Config;
 }

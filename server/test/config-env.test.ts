@@ -31,6 +31,8 @@ const SAMPLES: Record<string, { text: string; expected: unknown; with?: Record<s
   engine: { text: "puppeteer", expected: "puppeteer" },
   "rateLimit.requests": { text: "5", expected: 5 },
   "rateLimit.perSeconds": { text: "7", expected: 7 },
+  "egress.maxBytes": { text: "10485760", expected: 10_485_760 },
+  "egress.maxConnections": { text: "128", expected: 128 },
   "webhooks.timeoutMs": { text: "2500", expected: 2500 },
   "webhooks.scheduleMs": { text: "100, 200,300", expected: [100, 200, 300] },
   "adblock.lists": {

@@ -28,7 +28,8 @@ async function serve(configFile: string, url: string): Promise<ChildProcess> {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, RENDERKIT_LOG_LEVEL: "warn" },
   });
-  for (let i = 0; i < 100; i++) {
+  // Until it answers or exits: a loaded machine starts it slower, and the test's own limit bounds the wait.
+  for (;;) {
     const ok = await fetch(`${url}/health`)
       .then((r) => r.ok)
       .catch(() => false);
@@ -36,7 +37,6 @@ async function serve(configFile: string, url: string): Promise<ChildProcess> {
     if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error("server did not start");
 }
 
 beforeAll(async () => {
@@ -128,6 +128,10 @@ describe("durability", () => {
         allowPrivateNetworks: ["127.0.0.1"],
         concurrency: 1,
         drainSeconds: 20,
+        // Sync waits answer 307 after 10 minutes: only the drain can answer the waiting client
+        // within this test, whatever the machine's speed.
+        redirectAfter: 600,
+        maxRedirectAfter: 600,
         projects: [{ ...PROJECT_A, rateLimit: { requests: 1000, perSeconds: 60 } }],
       }),
     );
@@ -137,12 +141,11 @@ describe("durability", () => {
       const created = await api(url, "/v1/render/async", { json: { url: `${site.url}/drain-${i}` }, key: PROJECT_A.secretKey });
       ids.push(created.body.renderId);
     }
-    // A sync client waiting (up to the default 95 s) behind the queued renders.
+    // A sync client waiting (up to the 600 s threshold) behind the queued renders.
     const waiting = api(url, "/v1/render/sync", { json: { url: `${site.url}/drain-sync` }, key: PROJECT_A.secretKey });
     await new Promise((r) => setTimeout(r, 500));
     const running = child;
     const exited = new Promise<number | null>((r) => running.once("exit", (code) => r(code)));
-    const stopAt = Date.now();
     running.kill("SIGTERM");
     await new Promise((r) => setTimeout(r, 200));
     expect((await fetch(`${url}/ready`)).status).toBe(503);
@@ -150,8 +153,6 @@ describe("durability", () => {
     expect(answer.status).toBe(307);
     expect(answer.body.redirectUrl).toMatch(new RegExp(`^${url}/v1/render/sync/[0-9a-f-]+_s$`));
     expect(await exited).toBe(0);
-    // Bounded by drainSeconds (20), not by the waiting client's 95 s redirect threshold.
-    expect(Date.now() - stopAt).toBeLessThan(60_000);
     child = await serve(configFile, url);
     const first = await api(url, `/v1/render/${ids[0]}`, { key: PROJECT_A.secretKey });
     expect(first.body.status).toBe("succeeded");

@@ -4,9 +4,12 @@ import { api, PROJECT_A, startTestServer, type TestServer } from "./helpers.js";
 
 let server: TestServer;
 const A = PROJECT_A.secretKey;
+/** /ready shows engine figures only with the operator's (metrics) token. */
+const OPERATOR = "operator-token-0123456789abcdef";
+const operator = { headers: { authorization: `Bearer ${OPERATOR}` } };
 
 beforeAll(async () => {
-  server = await startTestServer({ engine: "puppeteer" });
+  server = await startTestServer({ engine: "puppeteer", metrics: { token: OPERATOR } });
 });
 afterAll(async () => {
   await server?.close();
@@ -17,15 +20,15 @@ describe("engines in the server", () => {
     expect((await api(server.url, "/v1/render/sync", { json: { html: "<p>default</p>" }, key: A })).status).toBe(200);
     // Render links use the configured default too.
     const query = `html=${encodeURIComponent("<p>link</p>")}`;
-    const token = createHmac("sha256", A).update(query).digest("hex");
+    const token = createHmac("sha256", A).update(`png?${query}`).digest("hex");
     expect((await api(server.url, `/v1/${PROJECT_A.publishableKey}/${token}/png?${query}`)).status).toBe(200);
-    let ready = await api(server.url, "/ready");
+    let ready = await api(server.url, "/ready", operator);
     expect(ready.body.engines.puppeteer.launches).toBe(1);
     expect(ready.body.engines.playwright.launches).toBe(0);
     expect(
       (await api(server.url, "/v1/render/sync", { json: { html: "<p>named</p>", engine: "playwright" }, key: A })).status,
     ).toBe(200);
-    ready = await api(server.url, "/ready");
+    ready = await api(server.url, "/ready", operator);
     expect(ready.body.engines.playwright.launches).toBe(1);
   });
 

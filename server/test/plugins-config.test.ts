@@ -52,9 +52,11 @@ function portFree(port: number): Promise<boolean> {
 
 describe("a plugin from the config's plugins", () => {
   it("by absolute path with options: txt renders, cut to maxChars", async () => {
-    const test = await startTestServer({ plugins: [{ module: TEXT_FORMAT, options: { maxChars: 5 } }] });
+    const token = "operator-token-0123456789abcdef";
+    const test = await startTestServer({ plugins: [{ module: TEXT_FORMAT, options: { maxChars: 5 } }], metrics: { token } });
     cleanup.push(() => test.close());
-    const ready = await api(test.url, "/ready");
+    // The formats are among /ready's figures, shown with the operator's (metrics) token.
+    const ready = await api(test.url, "/ready", { headers: { authorization: `Bearer ${token}` } });
     expect(ready.body.formats).toContain("txt");
     const { answer, type, text } = await renderText(test.url);
     expect(text).toBe("Hello");

@@ -22,6 +22,9 @@ import { configOf, exited, PROJECT, refusal, run, settings, silent, useProcesses
  */
 
 const { cleanup, fresh, server, serveProcess } = useProcesses("renderkit-roles-");
+/** /ready shows its figures (the role) only with the operator's (metrics) token. */
+const OPERATOR = "operator-token-0123456789abcdef";
+const operator = { headers: { authorization: `Bearer ${OPERATOR}` } };
 
 let redis: TestRedis | undefined;
 afterAll(async () => {
@@ -231,12 +234,12 @@ describe("one process per data directory in file mode", () => {
   it("with redis configured, two servers on one dataDir both run", async () => {
     const { url } = await sharedRedis();
     const dataDir = await fresh("lock-redis");
-    const config = await configOf(settings(dataDir, { redis: { url, prefix: basename(dataDir) } }));
+    const config = await configOf(settings(dataDir, { redis: { url, prefix: basename(dataDir) }, metrics: { token: OPERATOR } }));
     const one = await server(config);
     const two = await server(config);
     expect(one.url).not.toBe(two.url);
     for (const node of [one, two]) {
-      const ready = await api(node.url, "/ready");
+      const ready = await api(node.url, "/ready", operator);
       expect(ready.status).toBe(200);
       expect(ready.body.role).toBe("all");
     }
@@ -262,13 +265,14 @@ describe("an API-only node and a worker on one redis-server", () => {
       settings(dataDir, {
         port,
         redis: { url: redisUrl, prefix: basename(dataDir), lockDurationMs: 5_000, stalledIntervalMs: 2_000 },
+        metrics: { token: OPERATOR },
       }),
     );
     const apiNode = await server(config, { role: "api" });
     expect(apiNode.url).toBe(`http://127.0.0.1:${port}`);
     const workerNode = await worker(config);
 
-    const ready = await api(apiNode.url, "/ready");
+    const ready = await api(apiNode.url, "/ready", operator);
     expect(ready.status).toBe(200);
     expect(ready.body.role).toBe("api");
     expect(launches(apiNode.renderer)).toEqual({ launches: 0, browsers: 0 });

@@ -60,14 +60,13 @@ forEachEngine((engineName) => {
         const stalled = await startRenderer([], { attemptTimeoutMs: 1_000, maxAttempts: 1 }, engineName);
         try {
           const html = "<p>busy</p><script>setTimeout(() => { for (;;) {} }, 100)</script>";
-          const started = Date.now();
           // The guard: max(attemptTimeoutMs, timeout + delay + 2 × wait_timeout + 15 s) = 22.3 s here.
           const error = await expectRenderError(
             stalled.renderer.render({ html, format: "html", delay: 300, timeout: 5_000, wait_timeout: 1_000 }),
             "RenderTimeoutError",
           );
+          // The stall guard ended it (it says so); nothing else would: the page never yields.
           expect(error.message).toMatch(/stalled/);
-          expect(Date.now() - started).toBeLessThan(60_000);
           await expect.poll(() => stalled.renderer.engine().stats().pages, { timeout: 10_000 }).toBe(0);
         } finally {
           await stalled.close();

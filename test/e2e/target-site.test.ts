@@ -242,13 +242,11 @@ forEachEngine((engine) => {
       expect(site.requests).toHaveLength(0);
     });
 
+    // Issue 14: the caller's proxy failing is `ProxyError` (502), not an engine failure (500).
     it("fails with a clear error when the proxy is unreachable or refuses the credentials", async () => {
-      const dead = await expectRenderError(render("/page", { proxy: `127.0.0.1:${deadPort}` }), "EngineResponseNotOkError");
+      const dead = await expectRenderError(render("/page", { proxy: `127.0.0.1:${deadPort}` }), "ProxyError");
       expect(dead.message).toMatch(new RegExp(`proxy 127\\.0\\.0\\.1:${deadPort} could not be reached \\(ECONNREFUSED\\)`));
-      const wrong = await expectRenderError(
-        render("/page", { proxy: `user:wrong@127.0.0.1:${proxy.port}` }),
-        "EngineResponseNotOkError",
-      );
+      const wrong = await expectRenderError(render("/page", { proxy: `user:wrong@127.0.0.1:${proxy.port}` }), "ProxyError");
       expect(wrong.message).toContain("the proxy refused the credentials (407)");
       expect(site.requests).toHaveLength(0);
     });

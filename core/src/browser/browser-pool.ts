@@ -139,7 +139,7 @@ export class BrowserPool<B> {
 
   private async launch(): Promise<PooledBrowser<B>> {
     const executablePath = findChromium(this.options.executablePath);
-    const proc = await ChromiumProcess.launch({ executablePath, args: this.options.args ?? [] });
+    const proc = await ChromiumProcess.launch({ executablePath, args: this.options.args ?? [], logger: this.options.logger });
     let handle: PooledBrowser<B>;
     try {
       handle = new PooledBrowser(await this.options.connect(proc.wsEndpoint), proc);

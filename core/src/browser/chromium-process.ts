@@ -1,13 +1,27 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { chownSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Logger } from "../contracts/logger.js";
 import { RenderError } from "../errors.js";
+import {
+  type ChromiumUser,
+  chromiumUser,
+  decideSandbox,
+  logSandbox,
+  readSandboxFacts,
+  type SandboxDecision,
+  sandboxFailure,
+  sandboxRequired,
+} from "./chromium-sandbox.js";
+import { hasSetuidSandbox } from "./find-chromium.js";
 
-/** Flags measured to work headless as root in containers (environment.md §3). */
+/**
+ * Flags measured to work headless in containers (environment.md §3). `--no-sandbox` is not among
+ * them: it is added only where the sandbox cannot work (see `decideSandbox`).
+ */
 export const CHROMIUM_FLAGS: readonly string[] = [
   "--headless",
-  "--no-sandbox",
   "--disable-gpu",
   "--disable-quic",
   "--no-first-run",
@@ -55,7 +69,27 @@ export interface LaunchOptions {
   /** Extra flags after ours. */
   args?: readonly string[];
   timeoutMs?: number;
+  /** The user Chromium runs as (a root server only). Default: `RENDERKIT_CHROMIUM_USER`, else this process's. */
+  user?: ChromiumUser;
+  /** Told once per distinct outcome: `chromium sandbox: on|off (reason)`, a warning when off. */
+  logger?: Logger;
 }
+
+/** A launch that failed, with what Chromium printed (to tell a missing sandbox from other failures). */
+class LaunchFailure extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly stderr: string,
+  ) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
+/**
+ * Launches where the sandbox was expected to work and Chromium could not build it (per executable
+ * and uid): later launches go straight to the fallback instead of failing first each time.
+ */
+const sandboxBlocked = new Map<string, SandboxDecision>();
 
 /** A Chromium this process launched and owns: its process group and its profile directory. */
 export class ChromiumProcess {
@@ -71,6 +105,10 @@ export class ChromiumProcess {
     /** Profile directory, removed on kill. */
     readonly userDataDir: string,
     exited: Promise<void>,
+    /** Whether this browser runs with Chromium's sandbox, and why. */
+    readonly sandbox: SandboxDecision,
+    /** The user it runs as, when not this process's. */
+    readonly user: ChromiumUser | undefined,
   ) {
     this.exited = exited.then(() => {
       this.exitedFlag = true;
@@ -86,11 +124,47 @@ export class ChromiumProcess {
     return !this.exitedFlag;
   }
 
-  /** Launches Chromium in its own process group with a fresh profile and waits for DevTools. */
+  /**
+   * Launches Chromium in its own process group with a fresh profile and waits for DevTools. With
+   * its sandbox wherever it can work (`decideSandbox`); in `auto` mode a launch whose sandbox
+   * fails for lack of user namespaces is retried once without it.
+   */
   static async launch(options: LaunchOptions): Promise<ChromiumProcess> {
+    const user = options.user ?? chromiumUser();
+    const uid = user?.uid ?? process.getuid?.() ?? 0;
+    const facts = readSandboxFacts(uid, options.args ?? [], hasSetuidSandbox(options.executablePath));
+    const key = `${options.executablePath}\0${uid}`;
+    let sandbox = decideSandbox(facts);
+    if (sandbox.enabled && facts.mode === "auto") sandbox = sandboxBlocked.get(key) ?? sandbox;
+    if (!sandbox.enabled && facts.mode === "on") throw sandboxRequired(sandbox);
+    try {
+      const proc = await ChromiumProcess.start(options, user, sandbox);
+      logSandbox(options.logger, sandbox);
+      return proc;
+    } catch (error) {
+      const failure = error instanceof LaunchFailure && sandbox.enabled ? sandboxFailure(error.stderr) : undefined;
+      if (!failure) throw launchError(options.executablePath, error);
+      if (facts.mode === "on") throw sandboxRequired(failure);
+      sandboxBlocked.set(key, failure);
+      try {
+        const proc = await ChromiumProcess.start(options, user, failure);
+        logSandbox(options.logger, failure);
+        return proc;
+      } catch (again) {
+        throw launchError(options.executablePath, again);
+      }
+    }
+  }
+
+  private static async start(
+    options: LaunchOptions,
+    user: ChromiumUser | undefined,
+    sandbox: SandboxDecision,
+  ): Promise<ChromiumProcess> {
     const userDataDir = mkdtempSync(join(tmpdir(), "renderkit-chromium-"));
     const args = [
       ...CHROMIUM_FLAGS,
+      ...(sandbox.enabled ? [] : ["--no-sandbox"]),
       ...(options.args ?? []),
       "--remote-debugging-port=0",
       `--user-data-dir=${userDataDir}`,
@@ -99,8 +173,24 @@ export class ChromiumProcess {
     // Chromium leaves temp directories behind when killed; keep them inside the profile we remove.
     const tmp = join(userDataDir, "tmp");
     mkdirSync(tmp);
-    const env = { ...process.env, TMPDIR: tmp };
-    const child = spawn(options.executablePath, args, { detached: true, stdio: ["ignore", "ignore", "pipe"], env });
+    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp };
+    if (user) {
+      // The profile is the only place the other user writes; its home is there too (NSS, fontconfig).
+      try {
+        chownSync(userDataDir, user.uid, user.gid);
+        chownSync(tmp, user.uid, user.gid);
+      } catch (cause) {
+        rmSync(userDataDir, { recursive: true, force: true });
+        throw new LaunchFailure(cause, "");
+      }
+      env.HOME = userDataDir;
+    }
+    const child = spawn(options.executablePath, args, {
+      detached: true,
+      stdio: ["ignore", "ignore", "pipe"],
+      env,
+      ...(user ? { uid: user.uid, gid: user.gid } : {}),
+    });
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
     // The watchdog starts at once: a Node process killed while Chromium is still starting must
     // not leave it behind either.
@@ -133,7 +223,15 @@ export class ChromiumProcess {
         });
         child.once("exit", (code, signal) => {
           clearTimeout(timer);
-          reject(new Error(`exited during launch (${signal ?? code})`));
+          const fail = () => reject(new Error(`exited during launch (${signal ?? code})`));
+          // What it printed before exiting may still be in the pipe (the sandbox check reads it).
+          const pipe = child.stderr;
+          if (!pipe || pipe.closed) return fail();
+          const bound = setTimeout(fail, 1_000);
+          pipe.once("close", () => {
+            clearTimeout(bound);
+            fail();
+          });
         });
         child.stderr?.on("data", (chunk: Buffer) => {
           if (stderr.length < 8192) stderr += chunk.toString();
@@ -147,22 +245,13 @@ export class ChromiumProcess {
       // Keep draining stderr (bounded) so the pipe never blocks the browser.
       child.stderr?.removeAllListeners("data");
       child.stderr?.resume();
-      const proc = new ChromiumProcess(child, watchdog, wsEndpoint, userDataDir, exited);
+      const proc = new ChromiumProcess(child, watchdog, wsEndpoint, userDataDir, exited, sandbox, user);
       live.add(proc);
       installExitHook();
       return proc;
     } catch (cause) {
       cleanup();
-      const detail = stderr
-        .split("\n")
-        .filter((l) => l && !/dbus|unexpected operator/i.test(l))
-        .slice(-3)
-        .join(" | ");
-      throw new RenderError(
-        "EngineResponseNotOkError",
-        `Chromium (${options.executablePath}) failed to start: ${cause instanceof Error ? cause.message : String(cause)}${detail ? ` — ${detail}` : ""}`,
-        { cause, retryable: true },
-      );
+      throw new LaunchFailure(cause, stderr);
     }
   }
 
@@ -193,4 +282,19 @@ export class ChromiumProcess {
       if (this.watchdog?.pid) process.kill(-this.watchdog.pid, "SIGKILL");
     } catch {}
   }
+}
+
+function launchError(executablePath: string, error: unknown): RenderError {
+  if (error instanceof RenderError) return error;
+  const cause = error instanceof LaunchFailure ? error.cause : error;
+  const detail = (error instanceof LaunchFailure ? error.stderr : "")
+    .split("\n")
+    .filter((l) => l && !/dbus|unexpected operator/i.test(l))
+    .slice(-3)
+    .join(" | ");
+  return new RenderError(
+    "EngineResponseNotOkError",
+    `Chromium (${executablePath}) failed to start: ${cause instanceof Error ? cause.message : String(cause)}${detail ? ` — ${detail}` : ""}`,
+    { cause, retryable: true },
+  );
 }

@@ -1,6 +1,6 @@
-import { accessSync, constants, readdirSync } from "node:fs";
+import { accessSync, constants, readdirSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { RenderError } from "../errors.js";
 
 function executable(path: string): boolean {
@@ -55,4 +55,25 @@ export function findChromium(explicit?: string): string {
     "EngineResponseNotOkError",
     "No Chromium found. Install it (Debian/Ubuntu: `apt-get install chromium`) or set RENDERKIT_CHROMIUM to its path.",
   );
+}
+
+/**
+ * True when Chromium has a setuid-root sandbox helper (`chrome-sandbox` beside the real binary, as
+ * Google's builds ship it, or `CHROME_DEVEL_SANDBOX`): it then sandboxes without user namespaces.
+ * Debian's Chromium has none and relies on user namespaces.
+ */
+export function hasSetuidSandbox(executablePath: string): boolean {
+  const candidates = [process.env.CHROME_DEVEL_SANDBOX];
+  try {
+    candidates.push(join(dirname(realpathSync(executablePath)), "chrome-sandbox"));
+  } catch {}
+  return candidates.some((path) => {
+    if (!path) return false;
+    try {
+      const stat = statSync(path);
+      return stat.uid === 0 && (stat.mode & 0o4000) !== 0;
+    } catch {
+      return false;
+    }
+  });
 }

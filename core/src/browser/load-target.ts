@@ -2,7 +2,7 @@ import type { AddressChecker } from "../contracts/address.js";
 import type { PageResponse, PageSettings, PageTarget } from "../contracts/engine.js";
 import type { RenderError } from "../errors.js";
 import { type EgressSession, openEgressSession } from "../network/egress-proxy.js";
-import { checkProxyAnswer } from "../network/navigation-failure.js";
+import { checkProxyAnswer, type DevtoolsChannel, watchMainDocument } from "../network/navigation-failure.js";
 import { NetworkIdle, type WatchRequests } from "../page/network-idle.js";
 import type { ResourceLog } from "../page/resource-log.js";
 import { raceSignal, withTimeout } from "../util/timeout.js";
@@ -38,6 +38,11 @@ export interface PreparedPage {
   counter: { blocked: number };
   /** The page's requests (`settings.recordResources`). */
   resources?: ResourceLog;
+  /**
+   * The page's own DevTools session, when the driver has one: `loadTarget` reads the main
+   * document's redirects from it, to name a redirect the browser refused (`view-source:`).
+   */
+  devtools?: DevtoolsChannel;
 }
 
 /**
@@ -79,6 +84,24 @@ export interface PrewarmedContext<C> {
 export type LoadedTarget<C, P extends PreparedPage> = P & { context: C; egress: EgressSession; response: PageResponse };
 
 /**
+ * Runs `goto` with the main document watched through `page.devtools` (when the driver has a session):
+ * a failure after a redirect to a scheme other than http(s) is that redirect's `InvalidURLError`,
+ * which the browser's own error (`ERR_ABORTED`) does not tell. The Network domain stays on when
+ * the resource log listens on the same session.
+ */
+async function navigate<T>(page: PreparedPage, signal: AbortSignal, goto: () => Promise<T>): Promise<T> {
+  const watch = page.devtools && (await raceSignal(watchMainDocument(page.devtools), signal));
+  try {
+    return await raceSignal(goto(), signal);
+  } catch (error) {
+    const text = error instanceof Error ? error.message : String(error);
+    throw (!signal.aborted && (await watch?.refusedRedirect(text))) || error;
+  } finally {
+    await withTimeout(watch?.stop(page.resources !== undefined) ?? Promise.resolve(), 5_000).catch(() => undefined);
+  }
+}
+
+/**
  * Opens a context behind a fresh egress proxy (or takes a prewarmed one and gives its proxy the
  * render's policy), prepares the page, loads the target and waits as `settings` asks. A main
  * document answered by the proxy itself (a refused or unreachable address) fails the load.
@@ -92,8 +115,11 @@ export async function loadTarget<C, P extends PreparedPage>(
   signal: AbortSignal,
   prewarmed?: PrewarmedContext<C>,
 ): Promise<LoadedTarget<C, P>> {
-  const egress = prewarmed?.egress ?? (await openEgressSession(settings.policy, settings.proxy));
-  if (prewarmed) egress.usePolicy(settings.policy, settings.proxy);
+  const egress = prewarmed?.egress ?? (await openEgressSession(settings.policy, settings.proxy, settings.egressLimits));
+  if (prewarmed) egress.usePolicy(settings.policy, settings.proxy, settings.egressLimits);
+  // A page over its byte cap ends the load at once (the browser may go on waiting for what was cut):
+  // every step below sees the combined signal.
+  signal = AbortSignal.any([signal, egress.limitSignal]);
   let context: C | undefined = prewarmed?.context;
   let creating: Promise<C> | undefined;
   let idle: NetworkIdle | undefined;
@@ -108,7 +134,8 @@ export async function loadTarget<C, P extends PreparedPage>(
     const options = { waitUntil: DRIVER_WAIT[settings.waitUntil], timeoutMs: settings.timeoutMs };
     let response: PageResponse;
     if (target.url !== undefined) {
-      const answer = await raceSignal(loader.goto(page, target.url, options), signal);
+      const url = target.url;
+      const answer = await navigate(page, signal, () => loader.goto(page, url, options));
       checkProxyAnswer(answer?.headers, settings.policy);
       const headers = answer ? await answer.allHeaders() : undefined;
       response = { url: loader.url(page), status: answer?.status, headers };
@@ -120,12 +147,17 @@ export async function loadTarget<C, P extends PreparedPage>(
       response = { url: loader.url(page) };
     }
     await idle?.settle(settings, started, signal);
+    // A page over its byte cap was cut off: what loaded is not the page (the error is the cap's).
+    const over = egress.limitError();
+    if (over) throw over;
     return { ...page, context, egress, response };
   } catch (error) {
     idle?.dispose();
     const opened = context ?? (creating && (await withTimeout(creating, 5_000).catch(() => undefined)));
     if (opened !== undefined) await withTimeout(loader.closeContext(opened), 5_000).catch(() => undefined);
     await egress.close();
-    throw loader.translate(error, "loading the page", target.url !== undefined ? settings.policy : undefined);
+    throw (
+      egress.limitError() ?? loader.translate(error, "loading the page", target.url !== undefined ? settings.policy : undefined)
+    );
   }
 }

@@ -63,7 +63,10 @@ export abstract class ChromiumSessionBase {
   /** Closes the browser context and so its pages. */
   protected abstract closeContext(): Promise<void>;
 
+  /** Throws the egress session's error once the page went over its byte cap (the contract's rule). */
   bytesReceived(): number {
+    const over = this.egress.limitError();
+    if (over) throw over;
     return this.egress.bytesReceived();
   }
 
@@ -76,11 +79,14 @@ export abstract class ChromiumSessionBase {
     return this.resourceLog?.report();
   }
 
+  /** Runs a driver call; once the page went over its byte cap, every call fails with that error. */
   protected async run<T>(what: string, action: () => Promise<T>): Promise<T> {
+    const over = this.egress.limitError();
+    if (over) throw over;
     try {
       return await action();
     } catch (error) {
-      throw this.translate(error, what);
+      throw this.egress.limitError() ?? this.translate(error, what);
     }
   }
 

@@ -56,7 +56,13 @@ export interface PageSettings {
   height: number;
   deviceScaleFactor: number;
   userAgent?: string;
-  /** Extra HTTP headers sent with every request of the page. */
+  /**
+   * Extra HTTP headers (lower-case names), sent with every request to the target's origin (that
+   * of `authorization`, else of the target `url`) and to no other origin: other hosts'
+   * subresources and frames, and redirect hops that leave the origin, never get them. Only
+   * `accept-language` goes to every request (every browser sends one anyway). Supplied HTML has
+   * no origin: only `accept-language` is sent then.
+   */
   headers: Record<string, string>;
   cookies: CookieSpec[];
   /** Accept-Language / navigator.language, e.g. `en-US`. */
@@ -93,6 +99,16 @@ export interface PageSettings {
   proxy?: UpstreamProxy;
   /** Record every request of the page from before navigation on, for `PageSession.resources` (`save_resource_info`). */
   recordResources?: boolean;
+  /** What the page may take from the network (the egress session enforces it); absent: the core's defaults. */
+  egressLimits?: EgressLimits;
+}
+
+/** Caps on one render's network use, enforced by its egress session. */
+export interface EgressLimits {
+  /** Bytes received in all (headers and bodies, every request); past it the render fails with `HTMLProcessError`. */
+  maxBytes: number;
+  /** Connections to the network open at once; more wait for a slot (a bounded number; beyond that they are refused). */
+  maxConnections: number;
 }
 
 /** A rectangle in CSS pixels, relative to the document. */
@@ -217,7 +233,11 @@ export type ElementQuery = string | { readonly xpath: string };
 /** One loaded page. The core drives preparation and capture through it, then closes it. */
 export interface PageSession {
   readonly response: PageResponse;
-  /** Bytes the browser received for this page so far. */
+  /**
+   * Bytes the browser received for this page so far. Throws the render's `RenderError` once the
+   * page went over its byte cap (`PageSettings.egressLimits`): the core reads it after the capture,
+   * so a page that went over fails the render.
+   */
   bytesReceived(): number;
   /** Runs `source` (a function expression or body with top-level await) in the page; returns its JSON value. */
   evaluate<R = unknown>(source: string, arg?: unknown): Promise<R>;

@@ -12,9 +12,20 @@ export {
 } from "../browser/browser-pool.js";
 export { type ScreencastChannel, type ScreencastFrameEvent, startCdpScreencast } from "../browser/cdp-screencast.js";
 export { CHROMIUM_FLAGS, ChromiumProcess, type LaunchOptions } from "../browser/chromium-process.js";
+export {
+  type ChromiumUser,
+  chromiumUser,
+  decideSandbox,
+  type SandboxDecision,
+  type SandboxFacts,
+  type SandboxMode,
+  sandboxFailure,
+  sandboxLine,
+  sandboxMode,
+} from "../browser/chromium-sandbox.js";
 export { type ScopedCookie, scopeCookies } from "../browser/cookie-domain.js";
 export { type DriverErrorKinds, translateDriverError } from "../browser/driver-errors.js";
-export { findChromium } from "../browser/find-chromium.js";
+export { findChromium, hasSetuidSandbox } from "../browser/find-chromium.js";
 export {
   type DriverAnswer,
   type DriverWaitUntil,
@@ -27,8 +38,9 @@ export {
 } from "../browser/load-target.js";
 export { openLeased } from "../browser/open-session.js";
 export { ChromiumSessionBase, type LoadedParts } from "../browser/session-base.js";
-export { authorizedHeaders } from "../network/authorization.js";
+export { authorizedHeaders, type PageHeaders, pageHeaders, type TargetHeaders } from "../network/authorization.js";
 export { checkTarget } from "../network/check-target.js";
+export { ConnectionSlots, DEFAULT_EGRESS_LIMITS, MIN_EGRESS_CONNECTIONS, overByteCap } from "../network/egress-limits.js";
 export { DENIED_HEADER, type EgressSession, openEgressSession, UNREACHABLE_HEADER } from "../network/egress-proxy.js";
 export { isPublicAddress } from "../network/ip-ranges.js";
 export { checkProxyAnswer, navigationFailure } from "../network/navigation-failure.js";

@@ -19,7 +19,7 @@ export { type FormatOnlyOption, formatOnlyOptions, ignoredForFormat, mergeOption
 export { camelize, coerceOption, lengthToPx } from "../options/parse.js";
 export { EngineRegistry, FormatterRegistry } from "../registry.js";
 export { RenderEvents } from "../render-events.js";
-export { DEFAULT_ADBLOCK_LISTS, resolveSettings } from "../settings.js";
+export { DEFAULT_ADBLOCK_LISTS, DEFAULT_EGRESS_LIMITS, MIN_EGRESS_CONNECTIONS, resolveSettings } from "../settings.js";
 export { isSafeId, newRenderId } from "../util/ids.js";
 export { Semaphore } from "../util/semaphore.js";
 export { sweepStaleTempDirs } from "../util/temp-dir.js";

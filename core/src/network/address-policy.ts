@@ -1,6 +1,7 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
 import type { AddressChecker, Denial, ResolvedAddress } from "../contracts/address.js";
+import type { Logger } from "../contracts/logger.js";
 import { RenderError } from "../errors.js";
 import { isPublicAddress } from "./ip-ranges.js";
 import { hostAndPort } from "./pinned-lookup.js";
@@ -17,7 +18,16 @@ export interface AddressPolicyOptions {
   allowPrivate?: boolean | readonly string[];
   /** DNS lookup (tests and custom resolvers); default: the system resolver. */
   lookup?: Lookup;
+  /** Where each refusal is logged (at info) with its precise reason, never the resolved address. */
+  logger?: Logger;
 }
+
+/**
+ * What a caller is told about a host name that is refused: the same code and words whether the
+ * name does not resolve or resolves to a non-public address, so that probing names cannot tell
+ * which internal hosts exist. (IP literals say "is not a public address": they reveal nothing.)
+ */
+const NAME_DENIAL = "does not resolve";
 
 const systemLookup: Lookup = async (hostname) =>
   (await dnsLookup(hostname, { all: true, verbatim: true })).map((r) => ({ address: r.address, family: r.family as 4 | 6 }));
@@ -86,7 +96,9 @@ export class AddressPolicy implements AddressChecker {
 
   /**
    * Resolves `host` (once per policy) and checks the address and port. Resolves with the
-   * pinned address; throws `InvalidURLError` (refused) or `URLDoesNotResolveError`.
+   * pinned address; throws `InvalidURLError` for an IP literal that is not allowed, and
+   * `URLDoesNotResolveError` for a name that does not resolve or resolves to a non-public
+   * address (one answer for both: see `NAME_DENIAL`).
    */
   async resolve(hostname: string, port: number): Promise<ResolvedAddress> {
     const host = hostname.toLowerCase().replace(/^\[|\]$/g, "");
@@ -99,9 +111,10 @@ export class AddressPolicy implements AddressChecker {
     }
     const resolved = await pinned;
     if (!isPublicAddress(resolved.address) && !this.allowedByRule(host, resolved.address, port)) {
-      // Never the address a name resolved to: that would map internal names for whoever asks.
-      const reason = isIP(host) ? `${host} is not a public address` : `${host} resolves to a non-public address`;
+      if (!isIP(host)) throw this.refuseName(host, port, "resolves to a non-public address");
+      const reason = `${host} is not a public address`;
       this.denials.push({ host, port, reason });
+      this.options.logger?.info("address refused", { host, port, reason: "not a public address" });
       throw new RenderError("InvalidURLError", `Refused to load ${host}:${port}: ${reason}`);
     }
     return resolved;
@@ -114,12 +127,26 @@ export class AddressPolicy implements AddressChecker {
     try {
       all = await this.lookup(host);
     } catch (cause) {
-      this.denials.push({ host, port, reason: "does not resolve" });
-      throw new RenderError("URLDoesNotResolveError", `The host ${host} does not resolve to an address`, { cause });
+      const code = (cause as NodeJS.ErrnoException | undefined)?.code;
+      throw this.refuseName(host, port, `does not resolve${typeof code === "string" ? ` (${code})` : ""}`, cause);
     }
     const first =
       all.find((a) => isPublicAddress(a.address)) ?? all.find((a) => this.allowedByRule(host, a.address, port)) ?? all[0];
-    if (!first) throw new RenderError("URLDoesNotResolveError", `The host ${host} does not resolve to an address`);
+    if (!first) throw this.refuseName(host, port, "resolves to no address");
     return first;
+  }
+
+  /**
+   * The refusal of a host name: one code and message whatever the cause (`NAME_DENIAL`), so a
+   * caller cannot map internal names; the precise reason goes to the operator's log only, never
+   * with the address the name resolved to. `cause` is kept for code, not shown (a resolver that
+   * is down, `EAI_AGAIN`, may be retried).
+   */
+  private refuseName(host: string, port: number, precise: string, cause?: unknown): RenderError {
+    this.denials.push({ host, port, reason: NAME_DENIAL });
+    this.options.logger?.info("address refused", { host, port, reason: precise });
+    return new RenderError("URLDoesNotResolveError", `The host ${host} does not resolve to a public address`, {
+      ...(cause === undefined ? {} : { cause }),
+    });
   }
 }

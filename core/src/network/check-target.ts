@@ -16,22 +16,26 @@ async function checkProxy(settings: PageSettings): Promise<void> {
   try {
     address = await settings.policy.resolve(proxy.host, proxy.port);
   } catch (error) {
-    const reason = isRenderError(error) ? error.message.replace(/^Refused to load [^:]+:\d+: /, "") : String(error);
+    // The policy's own words without its "Refused to load host:port: " (the proxy's address is named here).
+    const reason = isRenderError(error) ? error.message.replace(/^Refused to load .+?:\d+: /, "") : String(error);
     const code = isRenderError(error) ? error.code : "InvalidURLError";
     throw new RenderError(code, `Refused to use the proxy ${where}: ${reason}`, { details: { option: "proxy" } });
   }
   try {
     await probeProxy({ proxy, address });
   } catch (error) {
-    throw new RenderError("EngineResponseNotOkError", `The proxy ${where} could not be reached (${(error as Error).message})`, {
+    throw new RenderError("ProxyError", `The proxy ${where} could not be reached (${(error as Error).message})`, {
       details: { option: "proxy" },
     });
   }
 }
 
 /**
- * Checks the target's own address before any browser work, for a clear InvalidURLError or
- * URLDoesNotResolveError; the egress proxy still checks every connection the page makes.
+ * Checks the target's own address before any browser work, for a clear error: `InvalidURLError`
+ * for a scheme other than http(s) or a non-public IP literal, `URLDoesNotResolveError` ("does not
+ * resolve to a public address") for a host name that does not resolve or resolves to a non-public
+ * address, the two alike so that callers cannot map internal names. The egress proxy still checks
+ * every connection the page makes.
  */
 export async function checkTarget(target: PageTarget, settings: PageSettings): Promise<void> {
   if (target.url !== undefined) {

@@ -1,7 +1,9 @@
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { connect, type Socket } from "node:net";
 import type { AddressChecker } from "../contracts/address.js";
+import type { RenderError } from "../errors.js";
 import { listenOnLoopback } from "../util/listen.js";
+import { ConnectionSlots, DEFAULT_EGRESS_LIMITS, type EgressLimits, overByteCap, type ReleaseSlot } from "./egress-limits.js";
 import { requestThrough, tunnelThrough, type UpstreamRoute } from "./upstream-connect.js";
 import { authority, type UpstreamProxy } from "./upstream-proxy.js";
 
@@ -22,10 +24,22 @@ export interface EgressSession {
   /** Bytes received from the network for this render (headers and bodies). */
   bytesReceived(): number;
   /**
-   * Replaces the policy and the upstream proxy (a pre-opened session handed to the render that
-   * claims it).
+   * The render's error once its page went over a cap (`HTMLProcessError` past `maxBytes`: every
+   * connection was cut then and later ones are refused); undefined while it has not.
    */
-  usePolicy(policy: AddressChecker, upstream?: UpstreamProxy): void;
+  limitError(): RenderError | undefined;
+  /**
+   * Aborted, with `limitError()` as its reason, when the page goes over a cap: whatever waits on
+   * the page (a navigation whose document was cut off) can stop at once.
+   */
+  readonly limitSignal: AbortSignal;
+  /** Upstream connections holding a slot of `maxConnections` now, and waiting for one. */
+  connections(): { open: number; waiting: number };
+  /**
+   * Replaces the policy, the upstream proxy and the caps (a pre-opened session handed to the
+   * render that claims it).
+   */
+  usePolicy(policy: AddressChecker, upstream?: UpstreamProxy, limits?: EgressLimits): void;
   /** Stops listening and cuts every open connection. Idempotent. */
   close(): Promise<void>;
 }
@@ -42,17 +56,37 @@ function refuse(res: ServerResponse): void {
 
 const HOP_BY_HOP = new Set(["proxy-connection", "proxy-authorization", "keep-alive", "connection", "te", "trailer", "upgrade"]);
 
+/** The proxy's answer to a connection past the cap's waiting room, or after the byte cap. */
+function busy(res: ServerResponse): void {
+  const body = "renderkit: this render has too many connections open\n";
+  res.writeHead(503, { "content-type": "text/plain", "content-length": Buffer.byteLength(body), connection: "close" });
+  res.end(body);
+}
+
 /**
  * Opens a loopback HTTP proxy that enforces `policy` (DESIGN §5) for plain requests and CONNECT
  * tunnels, connecting to the address the policy pinned, never to a fresh DNS answer. With
  * `upstream` (the `proxy` option) every request the policy allowed is forwarded through that
  * proxy instead, whose own address the policy vets too: CONNECT to the pinned address for
  * tunnels, absolute-form requests naming the host for plain http, both with its credentials.
+ *
+ * `limits` bound what the page takes: past `maxBytes` received, every connection is cut, later
+ * ones are refused and `limitError` holds the render's error; at most `maxConnections` upstream
+ * connections (tunnels, plain requests in flight) are open at once, later ones wait for a slot
+ * (at most `MAX_WAITING_CONNECTIONS`; beyond that they are refused with 503).
  */
-export async function openEgressSession(initial: AddressChecker, upstream?: UpstreamProxy): Promise<EgressSession> {
+export async function openEgressSession(
+  initial: AddressChecker,
+  upstream?: UpstreamProxy,
+  initialLimits: EgressLimits = DEFAULT_EGRESS_LIMITS,
+): Promise<EgressSession> {
   let policy = initial;
   let proxy = upstream;
+  let limits = initialLimits;
   let received = 0;
+  let over: RenderError | undefined;
+  const cut = new AbortController();
+  const slots = new ConnectionSlots(limits.maxConnections);
   /** Connections to the upstream proxy, this session's own (its credentials are this render's). */
   const upstreamAgent = new Agent({ keepAlive: true });
   const sockets = new Set<Socket>();
@@ -63,6 +97,24 @@ export async function openEgressSession(initial: AddressChecker, upstream?: Upst
   /** The upstream proxy's vetted, pinned address (throws when the policy refuses it). */
   const upstreamRoute = async (): Promise<UpstreamRoute | undefined> =>
     proxy && { proxy, address: await policy.resolve(proxy.host, proxy.port), agent: upstreamAgent };
+  /** Counts bytes from the network; past the cap, cuts every connection and refuses the rest. */
+  const count = (bytes: number) => {
+    received += bytes;
+    if (over || received <= limits.maxBytes) return;
+    over = overByteCap(limits);
+    slots.drain();
+    for (const socket of sockets) socket.destroy();
+    cut.abort(over);
+  };
+  /** A connection slot, or undefined when the connection is refused (cap reached, or over the byte cap). */
+  const slot = async (client: Socket): Promise<ReleaseSlot | undefined> => {
+    const release = over ? undefined : await slots.acquire();
+    if (release && (client.destroyed || over)) {
+      release();
+      return undefined;
+    }
+    return release;
+  };
   /** Records why the upstream proxy did not carry a request to `host:port`. */
   const upstreamFailed = (route: UpstreamRoute, host: string, port: number, reason: string) =>
     policy.unreachable.push({
@@ -88,16 +140,17 @@ export async function openEgressSession(initial: AddressChecker, upstream?: Upst
     } catch {
       return refuse(res);
     }
+    const release = await slot(req.socket);
+    if (!release) return req.socket.destroyed ? undefined : busy(res);
+    res.once("close", release);
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.headers)) {
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     }
     headers.host = target.host;
     const relay = (answer: IncomingMessage) => {
-      received += 64 + JSON.stringify(answer.rawHeaders).length;
-      answer.on("data", (chunk: Buffer) => {
-        received += chunk.length;
-      });
+      count(64 + JSON.stringify(answer.rawHeaders).length);
+      answer.on("data", (chunk: Buffer) => count(chunk.length));
       const out: Record<string, string | string[]> = {};
       for (const [name, value] of Object.entries(answer.headers)) {
         if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
@@ -126,6 +179,7 @@ export async function openEgressSession(initial: AddressChecker, upstream?: Upst
   const onConnect = async (req: IncomingMessage, client: Socket, head: Buffer) => {
     track(client);
     client.on("error", () => client.destroy());
+    if (over) return void client.destroy();
     const match = (req.url ?? "").match(/^\[?([^\]]+?)\]?:(\d+)$/);
     if (!match?.[1]) return client.end("HTTP/1.1 400 Bad Request\r\n\r\n");
     const port = Number(match[2]);
@@ -137,12 +191,15 @@ export async function openEgressSession(initial: AddressChecker, upstream?: Upst
     } catch {
       return client.end(`HTTP/1.1 403 Forbidden\r\n${DENIED_HEADER}: 1\r\ncontent-length: 0\r\n\r\n`);
     }
+    const release = await slot(client);
+    if (!release)
+      return void (client.destroyed ? undefined : client.end("HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\n\r\n"));
+    // The tunnel holds its slot until the browser's side of it closes (closing either side closes both).
+    client.once("close", release);
     if (route) return void tunnelVia(route, client, head, match[1], port, address);
     const upstream = connect(port, address);
     track(upstream);
-    upstream.on("data", (chunk: Buffer) => {
-      received += chunk.length;
-    });
+    upstream.on("data", (chunk: Buffer) => count(chunk.length));
     let connected = false;
     upstream.once("connect", () => {
       connected = true;
@@ -176,10 +233,8 @@ export async function openEgressSession(initial: AddressChecker, upstream?: Upst
     const { socket: upstream, rest } = tunnel;
     track(upstream);
     if (client.destroyed) return void upstream.destroy();
-    received += rest.length;
-    upstream.on("data", (chunk: Buffer) => {
-      received += chunk.length;
-    });
+    count(rest.length);
+    upstream.on("data", (chunk: Buffer) => count(chunk.length));
     upstream.on("error", () => upstream.destroy());
     client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
     if (rest.length) client.write(rest);
@@ -191,7 +246,7 @@ export async function openEgressSession(initial: AddressChecker, upstream?: Upst
   };
 
   const server: Server = createServer((req, res) => void onRequest(req, res));
-  server.on("connection", track);
+  server.on("connection", (socket: Socket) => (over ? socket.destroy() : track(socket)));
   server.on("connect", (req, socket, head) => void onConnect(req, socket as Socket, head));
   server.on("upgrade", (_req, socket) => (socket as Socket).destroy());
   server.on("clientError", (_err, socket) => socket.destroy());
@@ -201,13 +256,19 @@ export async function openEgressSession(initial: AddressChecker, upstream?: Upst
   return {
     proxyUrl: `http://127.0.0.1:${port}`,
     bytesReceived: () => received,
-    usePolicy(next, upstream) {
+    limitError: () => over,
+    limitSignal: cut.signal,
+    connections: () => slots.counts(),
+    usePolicy(next, upstream, nextLimits = DEFAULT_EGRESS_LIMITS) {
       policy = next;
       proxy = upstream;
+      limits = nextLimits;
       received = 0;
+      slots.reset(limits.maxConnections);
     },
     close() {
       closed ??= new Promise<void>((resolve) => {
+        slots.drain();
         for (const socket of sockets) socket.destroy();
         upstreamAgent.destroy();
         server.close(() => resolve());

@@ -7,17 +7,33 @@ export const REFUSED_MESSAGE = "refused by the address policy";
 /** Error text engines throw when the main document came back with the proxy's `UNREACHABLE_HEADER`. */
 export const UNREACHABLE_MESSAGE = "the destination could not be reached";
 
+/** Redirect answers Chromium takes for one request: at this one it fails with `ERR_TOO_MANY_REDIRECTS` (net's limit). */
+export const MAX_REDIRECTS = 20;
+
+/**
+ * How the egress proxy begins the reason of a request the upstream proxy (`proxy` option) did not
+ * carry (`openEgressSession`'s `upstreamFailed`): the caller's proxy failed, not the site.
+ */
+const THROUGH_PROXY = /^through the proxy /;
+
 /**
  * The error for a main document that could not be loaded for a reason of the address rules or of
- * the network: Chromium refused a redirect to a non-http(s) scheme, or the egress proxy refused or
- * could not connect (read from the browser's error text, `ERR_TUNNEL_CONNECTION_FAILED` for https
- * and the messages above for http, and the policy's record). Undefined when the text is about
- * something else; the engine translates it then.
+ * the network: Chromium refused a redirect to a non-http(s) scheme or gave up after too many
+ * redirects, or the egress proxy refused or could not connect (read from the browser's error text,
+ * `ERR_TUNNEL_CONNECTION_FAILED` for https and the messages above for http, and the policy's
+ * record). The caller's address or proxy is at fault in each: a 4xx code, or `ProxyError` when the
+ * `proxy` option's proxy failed. Undefined when the text is about something else; the engine
+ * translates it then.
  */
 export function navigationFailure(text: string, policy: AddressChecker | undefined): RenderError | undefined {
   // Chromium's own refusal of a redirect to file:, chrome: and the like: the address rules say the same.
-  if (/ERR_UNSAFE_REDIRECT/.test(text)) {
+  if (/ERR_UNSAFE_REDIRECT|ERR_UNKNOWN_URL_SCHEME|ERR_DISALLOWED_URL_SCHEME/.test(text)) {
     return new RenderError("InvalidURLError", "The page redirected to an address that is not http or https");
+  }
+  // The address leads nowhere (a loop, or a chain longer than any browser follows): the caller's
+  // address is at fault, as with any address that cannot be rendered.
+  if (/ERR_TOO_MANY_REDIRECTS/.test(text)) {
+    return new RenderError("InvalidURLError", `The address could not be loaded: too many redirects (${MAX_REDIRECTS})`);
   }
   if (!policy) return undefined;
   const tunnel = /ERR_TUNNEL_CONNECTION_FAILED/.test(text);
@@ -29,11 +45,102 @@ export function navigationFailure(text: string, policy: AddressChecker | undefin
   const failed = tunnel || text.includes(UNREACHABLE_MESSAGE) ? policy.unreachable.at(-1) : undefined;
   if (failed) {
     return new RenderError(
-      "EngineResponseNotOkError",
+      THROUGH_PROXY.test(failed.reason) ? "ProxyError" : "EngineResponseNotOkError",
       `The page could not be loaded: connecting to ${failed.host}:${failed.port} failed (${failed.reason})`,
     );
   }
   return undefined;
+}
+
+/**
+ * A page's own DevTools session as `watchMainDocument` uses it (Playwright's and Puppeteer's
+ * `CDPSession` both fit).
+ */
+export interface DevtoolsChannel {
+  send(method: "Network.enable" | "Network.disable"): Promise<unknown>;
+  // biome-ignore lint/suspicious/noExplicitAny: each event has its own payload; the drivers type them differently
+  on(event: "Network.requestWillBeSent" | "Network.responseReceivedExtraInfo", listener: (event: any) => void): unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: as above
+  off(event: "Network.requestWillBeSent" | "Network.responseReceivedExtraInfo", listener: (event: any) => void): unknown;
+}
+
+/** What `watchMainDocument` learnt about the main document's redirects. */
+export interface MainDocumentWatch {
+  /**
+   * `InvalidURLError` naming the address when the navigation failed with `text` because the main
+   * document's last redirect led to a scheme other than http(s): Chromium does not follow it and
+   * aborts (`ERR_ABORTED` for `view-source:` and `javascript:`, which tells nothing by itself;
+   * `ERR_UNSAFE_REDIRECT` for `file:` and the like). Undefined otherwise.
+   */
+  refusedRedirect(text: string): Promise<RenderError | undefined>;
+  /** Stops listening (and turns the Network domain off again unless `keepNetwork`). */
+  stop(keepNetwork: boolean): Promise<void>;
+}
+
+/** Longest address quoted in an error. */
+const MAX_QUOTED = 200;
+/** How long a failed navigation waits for the raw answers of its hops (they come on their own schedule). */
+const ANSWER_WAIT_MS = 1_000;
+
+/**
+ * Listens to the page's first document request (the navigation `loadTarget` starts) and the raw
+ * answers of its hops: a redirect's `Location` is only in `Network.responseReceivedExtraInfo` when
+ * the browser refuses to follow it. Call before navigating.
+ */
+export async function watchMainDocument(devtools: DevtoolsChannel): Promise<MainDocumentWatch> {
+  let main: string | undefined;
+  let url: string | undefined;
+  /** Hops of the main document sent, and raw answers received for them. */
+  let hops = 0;
+  let answers = 0;
+  /** The last redirect's `Location`. */
+  let location: string | undefined;
+  let wake: (() => void) | undefined;
+  const sent = (e: { requestId: string; type?: string; request: { url: string } }) => {
+    if (main === undefined && e.type === "Document") main = e.requestId;
+    if (e.requestId !== main) return;
+    hops++;
+    url = e.request.url;
+  };
+  const answered = (e: { requestId: string; statusCode: number; headers: Record<string, string> }) => {
+    if (main === undefined || e.requestId !== main) return;
+    answers++;
+    const header = Object.entries(e.headers).find(([name]) => name.toLowerCase() === "location")?.[1];
+    location = e.statusCode >= 300 && e.statusCode <= 399 ? header?.split("\n")[0] : undefined;
+    if (answers >= hops) wake?.();
+  };
+  devtools.on("Network.requestWillBeSent", sent);
+  devtools.on("Network.responseReceivedExtraInfo", answered);
+  await devtools.send("Network.enable");
+  return {
+    async refusedRedirect(text) {
+      if (!/net::ERR_(ABORTED|UNSAFE_REDIRECT)\b/.test(text) || main === undefined) return undefined;
+      if (answers < hops) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, ANSWER_WAIT_MS);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+      if (location === undefined) return undefined;
+      let scheme: string;
+      try {
+        scheme = new URL(location, url).protocol;
+      } catch {
+        return new RenderError("InvalidURLError", "The page redirected to an address that is not valid");
+      }
+      if (scheme === "http:" || scheme === "https:") return undefined;
+      const quoted = location.length > MAX_QUOTED ? `${location.slice(0, MAX_QUOTED)}…` : location;
+      return new RenderError("InvalidURLError", `The page redirected to an address that is not http or https (${quoted})`);
+    },
+    async stop(keepNetwork) {
+      devtools.off("Network.requestWillBeSent", sent);
+      devtools.off("Network.responseReceivedExtraInfo", answered);
+      if (!keepNetwork) await devtools.send("Network.disable").catch(() => undefined);
+    },
+  };
 }
 
 /**

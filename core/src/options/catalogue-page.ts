@@ -29,7 +29,7 @@ export const PAGE_OPTIONS = {
   ),
   blockAds: bool("Block ad and tracker requests and hide ad elements, with the server's filter lists.", { default: false }),
   blockUrls: strings(
-    "Block requests whose address matches a pattern; repeatable. `*` matches any run of characters. Without scheme or path (`ads.example.com`, `*.doubleclick.net`) a pattern matches that host and its subdomains; with a path or scheme (`example.com/track*`, `https://cdn.example.com/ads/*`) it matches the whole address (any of http, https, ws, wss when no scheme is given). Hosts match case-insensitively; the page itself is never blocked.",
+    "Block requests whose address matches a pattern; repeatable. `*` matches any run of characters. Without scheme or path (`ads.example.com`, `*.doubleclick.net`) a pattern matches that host and its subdomains; with a path or scheme (`example.com/track*`, `https://cdn.example.com/ads/*`) it matches the whole address (any of http, https, ws, wss when no scheme is given). Hosts match case-insensitively; the page itself is never blocked. At most 32,768 characters for all patterns together.",
     { maxItems: 100, maxLength: 2048 },
   ),
   blockImages: bool("Block image requests.", { default: false }),

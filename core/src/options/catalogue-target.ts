@@ -8,7 +8,7 @@ export const MAX_PLATFORM_LENGTH = 64;
 /** Options about the target site (issue 11): authorization, platform, geolocation, proxy. Merged into `CORE_OPTIONS`; names and defaults follow options-catalogue.md. */
 export const TARGET_OPTIONS = {
   authorization: str(
-    "`Authorization` header value (`Bearer ...`, `Basic ...`) sent with every request to the target's own origin (scheme, host and port of `url`), its redirects to that origin included, on every format. Requests to other origins (other hosts' images, scripts, iframes, a redirect elsewhere) never carry it. Needs `url`; not with an `Authorization` entry in `headers` (which goes to every origin).",
+    "`Authorization` header value (`Bearer ...`, `Basic ...`) sent with every request to the target's own origin (scheme, host and port of `url`), its redirects to that origin included, on every format. Requests to other origins (other hosts' images, scripts, iframes, a redirect elsewhere) never carry it. Needs `url`; not with an `Authorization` entry in `headers` (both would set the same header).",
     { maxLength: 8192 },
   ),
   platform: str(
@@ -43,7 +43,12 @@ export const TARGET_RULES: readonly OptionRule[] = [
   {
     option: "authorization",
     when: (o) => given(o.authorization) && (o.headers ?? []).some((h) => /^\s*authorization\s*[=:]/i.test(h)),
-    why: "cannot be combined with an Authorization entry in headers (which is sent to every origin)",
+    why: "cannot be combined with an Authorization entry in headers (both set the Authorization header)",
+  },
+  {
+    option: "headers",
+    when: (o) => o.url === undefined && (o.headers ?? []).some((h) => !/^\s*accept-language\s*[=:]/i.test(h)),
+    why: "needs url: they are sent to the target's own origin only, and supplied html has none",
   },
   {
     option: "latitude",

@@ -52,7 +52,7 @@ export const CORE_OPTIONS = {
     { maxLength: 1024 },
   ),
   headers: strings(
-    "Extra request header `Name=Value` (also `Name: Value`); repeatable. Not `Host`, `Connection` and other headers the browser owns.",
+    "Extra request header `Name=Value` (also `Name: Value`); repeatable. Sent with every request to the target's own origin (scheme, host and port of `url`), its redirects to that origin included; requests to other origins (other hosts' images, scripts, iframes, a redirect elsewhere) never carry them. Needs `url` (except `Accept-Language`, which goes everywhere). Not `Host`, `Connection` and other headers the browser owns.",
     {
       maxItems: 50,
       maxLength: 8192,

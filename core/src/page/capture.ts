@@ -21,6 +21,14 @@ export const SECTION_PIXELS = 8_192;
 export const NATIVE_MAX_PIXELS = 16_384;
 /** Largest capture in device pixels (width × height): sharp's default input limit, 0x3FFF². */
 export const MAX_TOTAL_PIXELS = 0x3fff * 0x3fff;
+/**
+ * Most device pixels one screenshot may hold: a section of `SECTION_PIXELS` as wide as that
+ * (8,192 × 8,192). Chromium's time for a screenshot grows with its area, and the screenshot must
+ * finish within the render's `timeout` (default 30 s): on a 2-core machine with both cores busy, a
+ * 16,000 × 16,000 viewport took 29 s and 8,000 × 8,000 7 s. Wider areas come in lower sections; a
+ * viewport, which is one screenshot, is refused beyond it (`checkViewportPixels`).
+ */
+export const MAX_SHOT_PIXELS = SECTION_PIXELS * SECTION_PIXELS;
 
 /** One screenshot of a capture, in order from the top. */
 export interface CaptureSection {
@@ -94,6 +102,31 @@ export function sectionHeight(dpr: number, pixels: number = SECTION_PIXELS): num
 }
 
 /**
+ * Refuses, when the request is parsed, a viewport capture larger than one screenshot may be
+ * (`MAX_SHOT_PIXELS`): `width` × `height` at `device_scale_factor`, in device pixels. A viewport is
+ * captured without `full_page` and `clip` (and when a `selector` matches nothing).
+ */
+export function checkViewportPixels(options: {
+  width: number;
+  height: number;
+  deviceScaleFactor: number;
+  fullPage?: boolean;
+  clip?: string;
+}): void {
+  if (options.fullPage || options.clip !== undefined) return;
+  const dpr = options.deviceScaleFactor;
+  const width = Math.ceil(options.width * dpr);
+  const height = Math.ceil(options.height * dpr);
+  if (width * height <= MAX_SHOT_PIXELS) return;
+  const count = (n: number) => n.toLocaleString("en-US");
+  throw new RenderError(
+    "InvalidOptions",
+    `Option device_scale_factor ${dpr} makes the ${options.width}×${options.height} viewport a ${width}×${height} px capture (${count(width * height)} px); one capture holds at most ${count(MAX_SHOT_PIXELS)} px: lower device_scale_factor, width or height`,
+    { details: { option: "device_scale_factor" } },
+  );
+}
+
+/**
  * Cuts an area (CSS pixels) to what one render may capture: width to one capture, height to
  * `maxHeight`, to the total pixel cap, and to `limits.maxPixelHeight`. Returns the kept height and width.
  */
@@ -113,7 +146,7 @@ export function captureBounds(
 
 /**
  * Captures `area` (document coordinates): one clip screenshot when it fits `MAX_CAPTURE_PIXELS`
- * (or the request's `max_section_height`, in device pixels), otherwise PNG sections of
+ * (or the request's `max_section_height`, in device pixels) and `MAX_SHOT_PIXELS`, otherwise PNG sections of
  * `sectionHeight(dpr, ...)` CSS pixels (clip screenshots beyond the viewport:
  * Chromium lays out the whole document for each, so `position: fixed` elements appear once, where
  * they are at the current scroll position, not in every section).
@@ -127,13 +160,17 @@ async function captureArea(
   native = false,
   sectionPixels?: number,
 ): Promise<Pick<Capture, "type" | "sections">> {
-  if (native || area.height * dpr <= (sectionPixels ?? MAX_CAPTURE_PIXELS)) {
+  // No screenshot beyond `MAX_SHOT_PIXELS`: a wide area comes in lower sections.
+  const devWidth = Math.max(1, Math.ceil(area.width * dpr));
+  const most = Math.max(1, Math.floor(MAX_SHOT_PIXELS / devWidth));
+  const oneShot = Math.min(sectionPixels ?? MAX_CAPTURE_PIXELS, most);
+  if (native || area.height * dpr <= oneShot) {
     const bytes = await session.screenshot({ ...base, fullPage: true, clip: area });
     return { type: base.type, sections: [{ bytes, top: 0, height: area.height }] };
   }
   // Stitched by sharp: PNG sections, so a JPEG is encoded once, from lossless pixels.
   const png = { ...base, type: "png" as const, quality: undefined };
-  const step = sectionHeight(dpr, sectionPixels);
+  const step = sectionHeight(dpr, Math.min(sectionPixels ?? SECTION_PIXELS, most));
   const sections: CaptureSection[] = [];
   for (let top = 0; top < area.height; top += step) {
     if (signal?.aborted) throw abortReason(signal);
@@ -149,8 +186,10 @@ async function captureArea(
  * back to the viewport unless `fail_if_selector_missing`), the full page (its scroll width with
  * `full_width`), or the viewport; at most `max_width` CSS px wide. `full_page_mode: native` takes
  * an area in one capture cut at `NATIVE_MAX_PIXELS`; `stitch` (default) in sections. Full pages and
- * elements are cut at `max_height` CSS pixels and at `MAX_TOTAL_PIXELS`; taller than one capture,
- * they come in sections (`captureArea`). `limits` lets a format that would cut the image anyway
+ * elements are cut at `max_height` CSS pixels and at `MAX_TOTAL_PIXELS`; larger than one screenshot
+ * may be, they come in sections (`captureArea`). A full page taller than what is kept has its
+ * timers stopped first (`stopTimers`): the document is measured once, and an endlessly growing
+ * one is captured as it was then, cut and `truncated`. A viewport beyond `MAX_SHOT_PIXELS` is refused. `limits` lets a format that would cut the image anyway
  * (an encoder's size limit) skip capturing what it would throw away.
  */
 export async function captureScreenshot(
@@ -167,11 +206,10 @@ export async function captureScreenshot(
   };
   const dpr = options.deviceScaleFactor;
   const native = options.fullPageMode === "native";
-  const bounds = native
-    ? { ...limits, maxPixelHeight: Math.min(limits.maxPixelHeight ?? NATIVE_MAX_PIXELS, NATIVE_MAX_PIXELS) }
-    : limits;
   const clip = options.clip === undefined ? undefined : parseClip(options.clip);
   let whole: Box | undefined;
+  /** True when `whole` is the document (`full_page`), measured once here. */
+  let page = false;
   if (clip) whole = await clipInPage(session, clip);
   else if (options.selector) {
     const box = await forOption("selector", session.elementBox(options.selector));
@@ -184,8 +222,11 @@ export async function captureScreenshot(
     const size = await session.documentSize();
     const width = options.fullWidth ? Math.max(options.width, size.width) : options.width;
     whole = { x: 0, y: 0, width, height: Math.max(1, size.height) };
+    page = true;
   }
   if (!whole) {
+    // One screenshot, refused beyond `MAX_SHOT_PIXELS` (checked at parse time too; here also when a selector matched nothing).
+    checkViewportPixels({ ...options, fullPage: false, clip: undefined });
     const bytes = await session.screenshot({ ...base, fullPage: false });
     const sections = [{ bytes, top: 0, height: options.height }];
     // `max_width` on a viewport capture: the formatter cuts the image to `width`.
@@ -194,10 +235,42 @@ export async function captureScreenshot(
   }
   // `max_width` is asked for, so cutting to it is not `truncated`.
   if (options.maxWidth !== undefined) whole = { ...whole, width: Math.min(whole.width, options.maxWidth) };
-  const kept = captureBounds(whole, dpr, options.maxHeight, bounds);
+  const kept = captureBounds(whole, dpr, options.maxHeight, native ? nativeLimits(whole, dpr, limits) : limits);
   const area = { ...whole, width: kept.width, height: kept.height };
+  // A page taller than what is kept may be one that grows without end: it is stopped first.
+  if (page && kept.height < whole.height) await stopTimers(session);
   const captured = await captureArea(session, area, dpr, base, limits.signal, native, options.maxSectionHeight);
   return { ...captured, width: area.width, height: area.height, deviceScaleFactor: dpr, area, truncated: kept.truncated };
+}
+
+/**
+ * `full_page_mode: native` is one screenshot: at most `NATIVE_MAX_PIXELS` tall and, for an area as
+ * wide as one capture allows, `MAX_SHOT_PIXELS` in all.
+ */
+function nativeLimits(area: { width: number }, dpr: number, limits: CaptureLimits): CaptureLimits {
+  const devWidth = Math.max(1, Math.ceil(Math.min(area.width, Math.floor(MAX_CAPTURE_PIXELS / dpr)) * dpr));
+  const most = Math.min(NATIVE_MAX_PIXELS, Math.floor(MAX_SHOT_PIXELS / devWidth));
+  return { ...limits, maxPixelHeight: Math.min(limits.maxPixelHeight ?? most, most) };
+}
+
+/**
+ * Cancels the page's pending timers and animation-frame callbacks, once, without replacing its
+ * functions (`nextFrames` still works after it). A page that keeps adding content from a timer or
+ * a frame callback (an endless feed) then stops growing and leaves the browser free: Chromium lays
+ * a beyond-viewport screenshot out at the document's full height, so each section of a page that
+ * grew to millions of px took seconds, and under load passed the 30 s screenshot timeout (500).
+ * Timer ids count up per page: the newest million and the first 10,000 are cleared.
+ */
+async function stopTimers(session: PageSession): Promise<void> {
+  const source = `() => {
+    const stop = (last, cancel) => {
+      for (let id = last; id > 0 && last - id < 1e6; id--) cancel(id);
+      for (let id = 1; id < Math.min(last - 1e6, 1e4); id++) cancel(id);
+    };
+    stop(setTimeout(() => {}, 0), clearTimeout);
+    stop(requestAnimationFrame(() => {}), cancelAnimationFrame);
+  }`;
+  await session.evaluate(source).catch(() => undefined);
 }
 
 /** `clip` checked against the page: a rectangle reaching beyond the document is the caller's error (400). */

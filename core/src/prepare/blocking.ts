@@ -6,6 +6,12 @@ import type { AdBlocker } from "./adblock/index.js";
 
 /** Longest `block_urls` pattern (the option table's bound, repeated for direct callers). */
 const MAX_PATTERN_LENGTH = 2_048;
+/**
+ * Most characters all `block_urls` patterns may have together. Matching costs time per request
+ * and per pattern; with this bound a page's requests are matched in well under a millisecond each
+ * whatever the patterns. Real block lists are a few hosts and paths, far below it.
+ */
+export const MAX_BLOCK_PATTERN_CHARS = 32_768;
 /** Schemes a pattern may name; other requests (data:, blob:...) never match `block_urls`. */
 const SCHEMES = new Set(["http", "https", "ws", "wss"]);
 /** `scheme://rest`: the scheme part of a pattern. */
@@ -18,56 +24,83 @@ function badPattern(pattern: string, why: string): RenderError {
   return new RenderError("InvalidOptions", `Option block_urls: "${shown}" ${why}`, { details: { option: "block_urls" } });
 }
 
-/** Regular-expression source of a literal run. */
-function escapeLiteral(literal: string): string {
-  return literal.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-}
-
 /**
- * Source matching `glob` (only `*` is special) in full, without catastrophic backtracking: each
- * middle literal is found at its first occurrence and committed (a lookahead plus backreference
- * acts as an atomic group), which is always a valid choice for `*`-only globs. `group` numbers
- * the capture groups after those of the caller.
+ * A `*`-only glob, matched without regular expressions in time linear in the text: the first and
+ * last literal runs must begin and end the text, and each run between them is found at its first
+ * occurrence after the previous one (always a valid choice when `*` matches any run).
  */
-function globSource(glob: string, group = 1): string {
-  const parts = glob.split("*");
-  if (parts.length === 1) return escapeLiteral(glob);
-  const first = parts[0] ?? "";
-  const last = parts.at(-1) ?? "";
-  let source = escapeLiteral(first);
-  for (const middle of parts.slice(1, -1)) {
-    if (!middle) continue;
-    source += `(?=([\\s\\S]*?${escapeLiteral(middle)}))\\${group++}`;
+class Glob {
+  private readonly first: string;
+  private readonly last: string;
+  private readonly middles: readonly string[];
+  /** True when the glob has a `*`. */
+  readonly wild: boolean;
+
+  constructor(glob: string) {
+    const parts = glob.split("*");
+    this.wild = parts.length > 1;
+    this.first = parts[0] ?? "";
+    this.last = this.wild ? (parts.at(-1) ?? "") : "";
+    this.middles = parts.slice(1, -1).filter((part) => part !== "");
   }
-  return `${source}[\\s\\S]*${escapeLiteral(last)}`;
+
+  /** Whether the glob matches `text` from `start` to its end. */
+  matches(text: string, start = 0): boolean {
+    if (!this.wild) return text.length - start === this.first.length && text.startsWith(this.first, start);
+    const end = text.length - this.last.length;
+    let at = start + this.first.length;
+    if (at > end || !text.startsWith(this.first, start) || !text.endsWith(this.last)) return false;
+    for (const middle of this.middles) {
+      const found = text.indexOf(middle, at);
+      if (found < 0 || found + middle.length > end) return false;
+      at = found + middle.length;
+    }
+    return true;
+  }
+
+  /**
+   * Whether the glob matches `host` or one of its parent-domain suffixes (`a.b.example.com`:
+   * `b.example.com`, `example.com`, `com`). A suffix starting further left leaves the `*` runs
+   * more room, so only the leftmost suffix that begins with the first literal is tried.
+   */
+  matchesDomainOf(host: string): boolean {
+    if (!this.wild) {
+      const start = host.length - this.first.length;
+      return start === 0 ? host === this.first : start > 0 && host[start - 1] === "." && this.matches(host, start);
+    }
+    if (host.startsWith(this.first)) return this.matches(host, 0);
+    const dot = host.indexOf(`.${this.first}`);
+    return dot >= 0 && this.matches(host, dot + 1);
+  }
 }
 
-/** A compiled pattern: `host` patterns match `hostname:port`, `url` patterns the address. */
-interface Compiled {
-  target: "host" | "url";
-  regex: RegExp;
-}
+/** A checked pattern: `host` patterns match the host and port, `url` patterns the address. */
+type Compiled =
+  | { target: "host"; host: Glob | "any"; port: string | undefined }
+  | { target: "url"; schemes: ReadonlySet<string>; rest: Glob };
 
-/** `host[:port]` pattern → regex over `hostname:port` (the host or any subdomain of it). */
-function compileHost(pattern: string): RegExp {
+/** `host[:port]` pattern: the host (or any subdomain of it) and the port, if one is named. */
+function compileHost(pattern: string): Compiled {
   const port = pattern.match(/:(\d+|\*)$/);
   const host = port ? pattern.slice(0, port.index) : pattern;
-  const portSource = port?.[1] && port[1] !== "*" ? port[1] : "\\d+";
-  const hostSource = host === "*" ? "[\\s\\S]*" : `(?:[^:]*\\.)?${globSource(host.toLowerCase())}`;
-  return new RegExp(`^${hostSource}:${portSource}$`);
+  return {
+    target: "host",
+    host: host === "*" ? "any" : new Glob(host.toLowerCase()),
+    port: port?.[1] && port[1] !== "*" ? port[1] : undefined,
+  };
 }
 
-/** Pattern with a scheme or a path → regex over `scheme://host[:port]/path?query`. */
-function compileUrl(pattern: string): RegExp {
+/** Pattern with a scheme or a path: the whole `scheme://host[:port]/path?query`. */
+function compileUrl(pattern: string): Compiled {
   const scheme = pattern.match(WITH_SCHEME);
-  const schemeSource = scheme ? (scheme[1] === "*" ? "(?:https?|wss?)" : (scheme[1] ?? "").toLowerCase()) : "(?:https?|wss?)";
+  const named = scheme?.[1] && scheme[1] !== "*" ? scheme[1].toLowerCase() : undefined;
   let rest = scheme ? (scheme[2] ?? "") : pattern;
   const slash = rest.indexOf("/");
   // `https://ads.example.com`: the host and every path under it.
   if (slash < 0) rest = `${rest}/*`;
   const at = slash < 0 ? rest.length - 2 : slash;
   const normalised = `${rest.slice(0, at).toLowerCase()}${rest.slice(at)}`;
-  return new RegExp(`^${schemeSource}://${globSource(normalised)}$`);
+  return { target: "url", schemes: named ? new Set([named]) : SCHEMES, rest: new Glob(normalised) };
 }
 
 /** Checks one pattern; returns it compiled. */
@@ -81,23 +114,37 @@ function compile(pattern: string): Compiled {
     const name = (scheme[1] ?? "").toLowerCase();
     if (name !== "*" && !SCHEMES.has(name)) throw badPattern(pattern, "must use http, https, ws, wss or * as its scheme");
     if (!scheme[2] || scheme[2].startsWith("/")) throw badPattern(pattern, "has no host");
-    return { target: "url", regex: compileUrl(pattern) };
+    return compileUrl(pattern);
   }
   if (pattern.includes("://")) throw badPattern(pattern, "has a malformed scheme");
   if (pattern.includes("/")) {
     if (pattern.startsWith("/")) throw badPattern(pattern, "has no host (start it with a host, or with * for any host)");
-    return { target: "url", regex: compileUrl(pattern) };
+    return compileUrl(pattern);
   }
   const host = pattern.replace(/:(\d+|\*)$/, "");
   if (/[?#@\\]/.test(host) || (host.includes(":") && !/^\[[0-9a-fA-F:.*]+\]$/.test(host))) {
     throw badPattern(pattern, "is not a host name (add a path to match whole addresses)");
   }
-  return { target: "host", regex: compileHost(pattern) };
+  return compileHost(pattern);
 }
 
-/** Checks `block_urls` patterns; throws `InvalidOptions` naming the option. */
+/** Checks and compiles `block_urls` patterns (each, and their total size); throws `InvalidOptions` naming the option. */
+function compileAll(patterns: readonly string[]): Compiled[] {
+  let total = 0;
+  for (const pattern of patterns) total += pattern.length;
+  if (total > MAX_BLOCK_PATTERN_CHARS) {
+    throw new RenderError(
+      "InvalidOptions",
+      `Option block_urls has ${total.toLocaleString("en-US")} characters in all; at most ${MAX_BLOCK_PATTERN_CHARS.toLocaleString("en-US")} are allowed`,
+      { details: { option: "block_urls" } },
+    );
+  }
+  return patterns.map(compile);
+}
+
+/** Checks `block_urls` patterns (each, and their total size); throws `InvalidOptions` naming the option. */
 export function checkBlockPatterns(patterns: readonly string[]): void {
-  for (const pattern of patterns) compile(pattern);
+  compileAll(patterns);
 }
 
 /** Default port of a scheme `block_urls` matches. */
@@ -109,9 +156,7 @@ function effectivePort(url: URL): string {
 /** Matcher of compiled `block_urls` patterns; undefined for none. */
 function urlMatcher(patterns: readonly string[]): ((address: string) => boolean) | undefined {
   if (patterns.length === 0) return undefined;
-  const compiled = patterns.map(compile);
-  const hosts = compiled.filter((c) => c.target === "host").map((c) => c.regex);
-  const urls = compiled.filter((c) => c.target === "url").map((c) => c.regex);
+  const compiled = compileAll(patterns);
   return (address) => {
     let url: URL;
     try {
@@ -119,12 +164,16 @@ function urlMatcher(patterns: readonly string[]): ((address: string) => boolean)
     } catch {
       return false;
     }
-    if (!SCHEMES.has(url.protocol.slice(0, -1))) return false;
-    const host = `${url.hostname}:${effectivePort(url)}`;
-    if (hosts.some((regex) => regex.test(host))) return true;
-    if (urls.length === 0) return false;
-    const full = `${url.protocol}//${url.host}${url.pathname}${url.search}`;
-    return urls.some((regex) => regex.test(full));
+    const scheme = url.protocol.slice(0, -1);
+    if (!SCHEMES.has(scheme)) return false;
+    const port = effectivePort(url);
+    // Everything after `scheme://`, as url patterns see it.
+    const rest = `${url.host}${url.pathname}${url.search}`;
+    return compiled.some((c) =>
+      c.target === "host"
+        ? (c.port === undefined || c.port === port) && (c.host === "any" || c.host.matchesDomainOf(url.hostname))
+        : c.schemes.has(scheme) && c.rest.matches(rest),
+    );
   };
 }
 

@@ -112,7 +112,8 @@ export function networkChecks(h: EngineHarness): void {
 
   h.check("refuses a loopback port the allowlist does not name", async () => {
     await expectRenderError(h.open({ url: `${h.forbidden.url}/direct` }), "InvalidURLError");
-    await expectRenderError(h.open({ url: `http://localhost:${h.forbidden.port}/by-name` }), "InvalidURLError");
+    // A name is refused like a name that does not resolve: a caller cannot tell which internal names exist.
+    await expectRenderError(h.open({ url: `http://localhost:${h.forbidden.port}/by-name` }), "URLDoesNotResolveError");
     expect(h.forbidden.requests).toEqual([]);
   });
 

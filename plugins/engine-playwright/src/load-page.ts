@@ -5,12 +5,13 @@ import {
   loadTarget,
   type PageLoader,
   type PreparedPage,
+  pageHeaders,
   ResourceLog,
   scopeCookies,
 } from "@renderkit/core/chromium";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { translateError } from "./errors.js";
-import { applyPageHooks, authorizeTargetOrigin, type BlockCounter } from "./request-filter.js";
+import { addTargetHeaders, applyPageHooks, type BlockCounter } from "./request-filter.js";
 import { newContext, type SparePage } from "./spare-page.js";
 
 /** A Playwright page set up for the render. */
@@ -47,22 +48,22 @@ async function preparePage(
   const counter: BlockCounter = { blocked: 0 };
   await applyPageHooks(context, settings, counter);
   const page = spare?.page ?? (await raceSignal(context.newPage(), signal));
-  await authorizeTargetOrigin(context, page, settings);
+  const headers = pageHeaders(target, settings);
+  await addTargetHeaders(context, page, headers.target);
   const size = page.viewportSize();
   if (size?.width !== settings.width || size?.height !== settings.height) {
     await page.setViewportSize({ width: settings.width, height: settings.height });
   }
-  if (Object.keys(settings.headers).length > 0) await page.setExtraHTTPHeaders(settings.headers);
+  // Only what may go to every origin: the caller's own headers go to the target's (`addTargetHeaders`).
+  if (Object.keys(headers.everywhere).length > 0) await page.setExtraHTTPHeaders(headers.everywhere);
   page.setDefaultTimeout(settings.timeoutMs);
   if (settings.media) await page.emulateMedia({ media: settings.media });
-  // A DevTools session of its own that lives as long as the page (closed with the context).
-  const resources = settings.recordResources
-    ? await raceSignal(
-        context.newCDPSession(page).then((cdp) => ResourceLog.attach(cdp)),
-        signal,
-      )
-    : undefined;
-  return { page, counter, resources };
+  // A DevTools session of its own that lives as long as the page (closed with the context): the
+  // resource log, and the main document's redirects while `loadTarget` navigates.
+  const devtools =
+    settings.recordResources || target.url !== undefined ? await raceSignal(context.newCDPSession(page), signal) : undefined;
+  const resources = settings.recordResources && devtools ? await raceSignal(ResourceLog.attach(devtools), signal) : undefined;
+  return { page, counter, resources, devtools };
 }
 
 /** Playwright's calls for core's load skeleton; `spare` is a context and page opened ahead. */

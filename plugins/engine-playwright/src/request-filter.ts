@@ -1,5 +1,5 @@
 import type { PageSettings, RequestFilter, RequestInfo } from "@renderkit/core";
-import { authorizedHeaders, resourceKind } from "@renderkit/core/chromium";
+import { authorizedHeaders, resourceKind, type TargetHeaders } from "@renderkit/core/chromium";
 import type { BrowserContext, Frame, Page, Request } from "playwright-core";
 
 /** Counts what a page's filter blocked. */
@@ -41,7 +41,7 @@ function blocks(filter: RequestFilter, request: Request): boolean {
  * Routes every request of the context (all pages, all frames, out-of-process iframes included)
  * through `settings.requestFilter`, and adds the init scripts and the emulated position. Nothing
  * is routed without a filter. Init scripts, routes and the position added after a page exists
- * still apply to its next navigation. (`settings.authorization` is `authorizeTargetOrigin`'s.)
+ * still apply to its next navigation. (The caller's headers are `addTargetHeaders`'s.)
  */
 export async function applyPageHooks(context: BrowserContext, settings: PageSettings, counter: BlockCounter): Promise<void> {
   for (const script of settings.initScripts ?? []) await context.addInitScript(script);
@@ -63,19 +63,19 @@ export async function applyPageHooks(context: BrowserContext, settings: PageSett
 }
 
 /**
- * Adds `settings.authorization` to the requests of `page` that go to the target's origin, through
- * a DevTools session of its own (Fetch domain, request stage), and takes it off redirect hops to
- * any other origin. Not with `route.continue({ headers })`: Playwright re-applies a route's header
- * overrides to every later hop of a redirect chain, so a redirect to another origin would carry
- * the header. Requests made inside out-of-process (cross-site) iframes are not intercepted: they
- * never get it. Nothing is intercepted without the setting (the fast path).
+ * Adds the caller's headers (`headers` option, `authorization`: `pageHeaders(...).target`) to the
+ * requests of `page` that go to the target's origin, through a DevTools session of its own (Fetch
+ * domain, request stage), and takes them off redirect hops to any other origin. Not with
+ * `route.continue({ headers })` nor `setExtraHTTPHeaders`: Playwright re-applies a route's header
+ * overrides to every later hop of a redirect chain, and extra headers go to every origin, so a
+ * third party would get them. Requests made inside out-of-process (cross-site) iframes are not
+ * intercepted: they never get them. Nothing is intercepted without such headers (the fast path).
  */
-export async function authorizeTargetOrigin(context: BrowserContext, page: Page, settings: PageSettings): Promise<void> {
-  const auth = settings.authorization;
-  if (!auth) return;
+export async function addTargetHeaders(context: BrowserContext, page: Page, target: TargetHeaders | undefined): Promise<void> {
+  if (!target) return;
   const cdp = await context.newCDPSession(page);
   cdp.on("Fetch.requestPaused", (event) => {
-    const headers = authorizedHeaders(event.request.url, event.request.headers, auth);
+    const headers = authorizedHeaders(event.request.url, event.request.headers, target);
     const params = headers ? { headers: Object.entries(headers).map(([name, value]) => ({ name, value })) } : {};
     cdp.send("Fetch.continueRequest", { requestId: event.requestId, ...params }).catch(() => undefined);
   });

@@ -33,7 +33,9 @@ export function profileKey(s: PageSettings): string {
 /** Creates a context behind `egress` with the settings that cannot change later. */
 export function newContext(browser: Browser, settings: PageSettings, egress: EgressSession): Promise<BrowserContext> {
   return browser.newContext({
-    proxy: { server: egress.proxyUrl },
+    // `<-loopback>` explicitly: Chromium sends loopback around a proxy unless told not to, and
+    // Playwright's own default (adding it) can be switched off by an environment variable.
+    proxy: { server: egress.proxyUrl, bypass: "<-loopback>" },
     viewport: { width: settings.width, height: settings.height },
     deviceScaleFactor: settings.deviceScaleFactor,
     userAgent: settings.userAgent,

@@ -6,6 +6,7 @@ import {
   loadTarget,
   type PageLoader,
   type PreparedPage,
+  pageHeaders,
   ResourceLog,
 } from "@renderkit/core/chromium";
 import type { Browser, BrowserContext, CDPSession, Page } from "puppeteer-core";
@@ -44,11 +45,12 @@ async function preparePage(
   signal: AbortSignal,
 ): Promise<PuppeteerPage> {
   const page = await raceSignal(context.newPage(), signal);
-  const cdp = await raceSignal(setUpPage(page, target, settings), signal);
+  const headers = pageHeaders(target, settings);
+  const cdp = await raceSignal(setUpPage(page, target, settings, headers.everywhere), signal);
   const resources = settings.recordResources ? await raceSignal(ResourceLog.attach(cdp), signal) : undefined;
   const counter: BlockCounter = { blocked: 0 };
-  await raceSignal(applyPageHooks(page, settings, counter), signal);
-  return { page, cdp, counter, resources };
+  await raceSignal(applyPageHooks(page, settings, counter, headers.target), signal);
+  return { page, cdp, counter, resources, devtools: cdp };
 }
 
 /** Puppeteer's calls for core's load skeleton. */

@@ -8,9 +8,15 @@ import type { CDPSession, Page } from "puppeteer-core";
  * has no API for it: `acceptLanguage` sets both `Accept-Language` and `navigator.language`,
  * `setLocaleOverride` the default `Intl` locale (what Playwright's `locale` does). The session
  * must stay attached while the page lives: its overrides end with it. `media` only when set:
- * otherwise Chromium picks `screen`, and `print` when printing.
+ * otherwise Chromium picks `screen`, and `print` when printing. `everywhere`: the extra headers
+ * that may go to every origin (the caller's own go to the target's only: `applyPageHooks`).
  */
-export async function setUpPage(page: Page, target: PageTarget, settings: PageSettings): Promise<CDPSession> {
+export async function setUpPage(
+  page: Page,
+  target: PageTarget,
+  settings: PageSettings,
+  everywhere: Record<string, string>,
+): Promise<CDPSession> {
   // Through DevTools: `Network.setCookies` takes a `url` for host-only cookies, as Playwright's `addCookies` does.
   const cookies = scopeCookies(settings.cookies, target);
   const cdp = await page.createCDPSession();
@@ -41,7 +47,7 @@ export async function setUpPage(page: Page, target: PageTarget, settings: PageSe
   if (settings.locale) steps.push(cdp.send("Emulation.setLocaleOverride", { locale: settings.locale }));
   if (settings.timezone) steps.push(page.emulateTimezone(settings.timezone));
   if (!settings.javaScriptEnabled) steps.push(page.setJavaScriptEnabled(false));
-  if (Object.keys(settings.headers).length > 0) steps.push(page.setExtraHTTPHeaders(settings.headers));
+  if (Object.keys(everywhere).length > 0) steps.push(page.setExtraHTTPHeaders(everywhere));
   if (cookies.length > 0) steps.push(cdp.send("Network.setCookies", { cookies }));
   if (settings.geolocation) {
     // `*`: granted to every origin the page and its frames load, as Playwright's grant without origin.

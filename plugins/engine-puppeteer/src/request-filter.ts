@@ -1,5 +1,5 @@
 import type { PageSettings, RequestFilter, RequestInfo } from "@renderkit/core";
-import { authorizedHeaders, resourceKind } from "@renderkit/core/chromium";
+import { authorizedHeaders, resourceKind, type TargetHeaders } from "@renderkit/core/chromium";
 import type { HTTPRequest, Page } from "puppeteer-core";
 
 /** Counts what a page's filter blocked. */
@@ -41,15 +41,21 @@ function settle(action: () => Promise<void>): void {
  * Adds the init scripts (Puppeteer applies them to out-of-process frames as it attaches to them)
  * and intercepts every request of the page through `settings.requestFilter`; without a filter
  * nothing is intercepted. Interception covers out-of-process frames too: Puppeteer enables it on
- * every frame target's session before the target runs. `settings.authorization` is added to the
- * requests to the target's origin (each redirect hop is intercepted as a request of its own).
+ * every frame target's session before the target runs. The caller's headers (`target`: the
+ * `headers` option and `authorization`) are added to the requests to the target's origin and to
+ * no other (each redirect hop is intercepted as a request of its own, so a hop that leaves the
+ * origin loses them).
  */
-export async function applyPageHooks(page: Page, settings: PageSettings, counter: BlockCounter): Promise<void> {
+export async function applyPageHooks(
+  page: Page,
+  settings: PageSettings,
+  counter: BlockCounter,
+  target: TargetHeaders | undefined,
+): Promise<void> {
   // One at a time: Chromium runs them in the order they were added.
   for (const script of settings.initScripts ?? []) await page.evaluateOnNewDocument(script);
   const filter = settings.requestFilter;
-  const auth = settings.authorization;
-  if (!filter && !auth) return;
+  if (!filter && !target) return;
   page.on("request", (request) => {
     if (request.isInterceptResolutionHandled()) return;
     // A data: address never reaches the network (and is not intercepted, as with Playwright).
@@ -58,7 +64,7 @@ export async function applyPageHooks(page: Page, settings: PageSettings, counter
       counter.blocked++;
       settle(() => request.abort("blockedbyclient"));
     } else {
-      const headers = authorizedHeaders(request.url(), request.headers(), auth);
+      const headers = authorizedHeaders(request.url(), request.headers(), target);
       settle(() => request.continue(headers ? { headers } : undefined));
     }
   });

@@ -8,7 +8,7 @@ import {
   raceSignal,
 } from "@renderkit/core";
 import { sleep } from "@renderkit/core/internal";
-import { type Capture, captureScreenshot, hasVisibleContent, nextFrames } from "@renderkit/core/page";
+import { type Capture, captureScreenshot, checkViewportPixels, hasVisibleContent, nextFrames } from "@renderkit/core/page";
 import { isFlatCapture } from "./blank.js";
 import { type ConvertResult, convertImage, directCaptureType } from "./convert.js";
 import { DEFAULT_ENCODER, type EncoderSettings } from "./encoder.js";
@@ -78,9 +78,14 @@ export class ImageFormatter implements Formatter<typeof IMAGE_OPTIONS> {
     return resized || !isImageFormat(spec.format) ? undefined : Math.max(1, MAX_DIMENSION[spec.format] - addedHeight(options));
   }
 
-  /** Colours (`bg_color`, `img_bg`) are checked by sharp's parser when the request is parsed. */
+  /**
+   * Colours (`bg_color`, `img_bg`) are checked by sharp's parser when the request is parsed; a
+   * viewport capture too large for one screenshot is refused then too (400 naming `device_scale_factor`),
+   * rather than timing out in the browser.
+   */
   validate(options: ImageOptions): void {
     validateShaping(options);
+    checkViewportPixels(options);
   }
 
   async render(session: PageSession, context: FormatContext<typeof IMAGE_OPTIONS>): Promise<FormatOutput> {

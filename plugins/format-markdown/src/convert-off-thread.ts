@@ -1,8 +1,26 @@
 import { Worker } from "node:worker_threads";
 import { abortReason, RenderError } from "@renderkit/core";
 
-/** Longest a conversion in Node may take, whatever the render's own budget. */
+/** Longest a conversion in Node may take by default, whatever the render's own budget. */
 export const NODE_CONVERT_TIMEOUT_MS = 30_000;
+
+/** Settings of `markdownFormat()`. */
+export interface MarkdownFormatSettings {
+  /**
+   * Longest the conversion in Node (only for pages that break the in-page converter) may take, in
+   * ms; then the render fails with `RenderTimeoutError`. Default 30 000.
+   */
+  nodeConvertTimeoutMs?: number;
+}
+
+/** Refuses settings that cannot work, when the plugin is created rather than at the first render. */
+export function checkMarkdownSettings(settings: MarkdownFormatSettings): MarkdownFormatSettings {
+  const ms = settings.nodeConvertTimeoutMs;
+  if (ms !== undefined && !(Number.isFinite(ms) && ms > 0)) {
+    throw new RangeError(`markdownFormat: nodeConvertTimeoutMs must be a positive number of ms, got ${ms}`);
+  }
+  return settings;
+}
 
 /**
  * Converts HTML to markdown in a worker thread, so a page built to make turndown slow (deep

@@ -1,3 +1,4 @@
+export { type MarkdownFormatSettings, NODE_CONVERT_TIMEOUT_MS } from "./convert-off-thread.js";
 export { escapeMarkdown, htmlToMarkdown, tidyMarkdown } from "./html-to-markdown.js";
 export {
   ARTICLE_THRESHOLDS,

@@ -8,7 +8,7 @@ import {
   type PageSession,
   RenderError,
 } from "@renderkit/core";
-import { convertOffThread } from "./convert-off-thread.js";
+import { convertOffThread, type MarkdownFormatSettings } from "./convert-off-thread.js";
 import { escapeMarkdown, tidyMarkdown } from "./html-to-markdown.js";
 import { MARKDOWN_OPTIONS } from "./options.js";
 import { type PageExtract, type PageExtractArgs, pageScript } from "./page-script.js";
@@ -57,6 +57,8 @@ export class MarkdownFormatter implements Formatter {
   readonly options = MARKDOWN_OPTIONS;
   readonly rules = MARKDOWN_RULES;
 
+  constructor(private readonly settings: MarkdownFormatSettings = {}) {}
+
   async render(session: PageSession, context: FormatContext): Promise<FormatOutput> {
     const { options, signal } = context;
     const mainContent = options.mdMainContent === true;
@@ -86,7 +88,7 @@ export class MarkdownFormatter implements Formatter {
       truncated = html.length > MAX_NODE_HTML_CHARS;
       if (truncated) html = html.slice(0, MAX_NODE_HTML_CHARS);
       context.logger.debug("converting markdown in node", { renderId: context.renderId, htmlChars: html.length });
-      markdown = await convertOffThread(html, extract.baseUrl, signal);
+      markdown = await convertOffThread(html, extract.baseUrl, signal, this.settings.nodeConvertTimeoutMs);
     }
     const title = extract.title.replace(/\s+/g, " ").trim();
     if (extract.extracted && !extract.hasH1 && title) markdown = `# ${escapeMarkdown(title)}\n\n${markdown}`;

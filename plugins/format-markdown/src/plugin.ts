@@ -1,10 +1,14 @@
 import { definePlugin, FORMATTER } from "@renderkit/core";
+import { checkMarkdownSettings, type MarkdownFormatSettings } from "./convert-off-thread.js";
 import { MarkdownFormatter } from "./markdown-formatter.js";
 
-/** The `md` format (turndown + GFM, Readability for `md_main_content`). No options. */
-export const markdownFormat = definePlugin(() => ({
-  name: "@renderkit/format-markdown",
-  register({ container }) {
-    container.register(FORMATTER, { useValue: new MarkdownFormatter() });
-  },
-}));
+/** The `md` format (turndown + GFM, Readability for `md_main_content`). Settings all optional. */
+export const markdownFormat = definePlugin((settings: MarkdownFormatSettings = {}) => {
+  checkMarkdownSettings(settings);
+  return {
+    name: "@renderkit/format-markdown",
+    register({ container }) {
+      container.register(FORMATTER, { useValue: new MarkdownFormatter(settings) });
+    },
+  };
+});

@@ -86,18 +86,17 @@ describe("pdfToSvg", () => {
   });
 
   it("kills pdftocairo on abort and on timeout, and removes the directory", async () => {
-    const binary = await script("hangs.sh", "exec sleep 30");
+    // Sleeps past the test's own limit: only the abort and the timeout can end these runs.
+    const binary = await script("hangs.sh", "exec sleep 600");
     const before = await ours();
     const controller = new AbortController();
     const reason = new RenderError("RenderTimeoutError", "render cancelled");
     setTimeout(() => controller.abort(reason), 200);
-    const started = Date.now();
     await expect(pdfToSvg(tinyPdf(), { binary, timeoutMs: 30_000, signal: controller.signal })).rejects.toBe(reason);
     await expectRenderError(
       pdfToSvg(tinyPdf(), { binary, timeoutMs: 300, signal: new AbortController().signal }),
       "RenderTimeoutError",
     );
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(await ours()).toEqual(before);
   });
 });

@@ -13,7 +13,10 @@ export interface ResampleStats {
   distinct: number;
   /** Frames received from the browser (including those replaced within one output frame). */
   received: number;
-  /** Images the emitter refused (its buffer was full) and replaced by the previous one. */
+  /**
+   * Images never shown: refused by the emitter (its buffer was full) and replaced by the previous
+   * one, or painted before the image already held (they arrived out of capture order: see `push`).
+   */
   dropped: number;
 }
 
@@ -30,6 +33,8 @@ const EPSILON = 1e-6;
 export class FrameResampler {
   private start: number | undefined;
   private current: Buffer | undefined;
+  /** Paint time of `current`. */
+  private currentTime = Number.NEGATIVE_INFINITY;
   private lastEmitted: Buffer | undefined;
   private currentShown = false;
   private currentRefused = false;
@@ -91,12 +96,22 @@ export class FrameResampler {
     this.currentRefused = false;
   }
 
-  /** A frame painted at `time` (seconds). Frames must come in order; an earlier time counts as "now". */
+  /**
+   * A frame painted at `time` (seconds). A frame painted before the one already held came out of
+   * capture order (a screenshot taken meanwhile, or a paint Chromium's encoder finished late) and is
+   * dropped: showing it would step the video back in time. One painted before `advance()`'s time
+   * but after the held one is shown from now on.
+   */
   push(data: Buffer, time: number): void {
     this.stats.received++;
+    if (time < this.currentTime) {
+      this.stats.dropped++;
+      return;
+    }
     this.start ??= time;
     this.fill(this.slotsBefore(time));
     this.hold(data);
+    this.currentTime = time;
   }
 
   /** Declares that no frame painted before `time` is still to come: emits the held frame up to it. */

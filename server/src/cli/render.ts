@@ -193,7 +193,9 @@ export async function render(args: string[]): Promise<number> {
     }
     const code = isRenderError(error) ? `${error.code}: ` : "";
     process.stderr.write(`renderkit: render failed: ${code}${error instanceof Error ? error.message : String(error)}\n`);
-    if (/non-public address|not a public address/.test(String((error as Error)?.message))) {
+    // A name that resolved to a private address (no lookup error behind it) or a private IP literal.
+    const message = String((error as Error)?.message);
+    if (/not a public address/.test(message) || (/resolve to a public address/.test(message) && !(error as Error).cause)) {
       process.stderr.write(
         "renderkit: loopback and private addresses are refused by default; pass --allow-private to render them.\n",
       );

@@ -34,6 +34,9 @@ export const STATUS: Record<ErrorCode, number> = {
   EngineResponseNotOkError: 500,
   EngineAsyncResponseNotOkError: 500,
   ServiceUnavailable: 503,
+  // The caller's own proxy (`proxy` option) could not be reached or refused the page: a bad gateway
+  // upstream of us, not a fault of this server (500) nor something a retry of the same request here fixes.
+  ProxyError: 502,
 };
 
 /** Errors that are not render errors but still need a status: routing, body parsing. */

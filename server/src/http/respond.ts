@@ -34,26 +34,47 @@ export function headOf(handler: (event: H3Event) => Response | Promise<Response>
   };
 }
 
-/** Longest `X-Ignored-Options` value; past it the list ends with `…`. */
+/** Longest `X-Ignored-Options` value, its tail included. */
 const MAX_IGNORED_HEADER = 1_000;
 
 /**
- * Names the ignored options in `X-Ignored-Options`. Names are the client's text: anything outside
- * printable ASCII is percent-encoded (a header cannot carry it), and the list is cut to a length.
+ * The `X-Ignored-Options` value naming `ignored`, or undefined for none. Names are the client's
+ * text: anything outside printable ASCII (and commas) is percent-encoded, a lone surrogate
+ * first becoming U+FFFD (it has no UTF-8 form). The list is cut to a length and then ends with
+ * `... (+N more)`. Total and ASCII: it is built before a render is queued, and nothing that can
+ * throw may run between queueing and answering.
  */
-export function reportIgnored(event: H3Event, ignored: readonly string[]): void {
-  if (ignored.length === 0) return;
-  let value = "";
-  for (const name of ignored) {
-    const safe = /^[\x21-\x7e]{1,200}$/.test(name) && !name.includes(",") ? name : encodeURIComponent(name.slice(0, 200));
-    const next = value === "" ? safe : `${value}, ${safe}`;
-    if (next.length > MAX_IGNORED_HEADER) {
-      value = `${value}, …`;
-      break;
+export function ignoredOptionsHeader(ignored: readonly string[]): string | undefined {
+  if (ignored.length === 0) return undefined;
+  const names: string[] = [];
+  let length = 0;
+  for (const [index, name] of ignored.entries()) {
+    const safe = headerSafeName(name);
+    const more = ignored.length - index - 1;
+    // Room for this name, and for the tail should another name not fit after it.
+    const tail = more > 0 ? `, ... (+${more} more)`.length : 0;
+    const added = (names.length > 0 ? 2 : 0) + safe.length;
+    if (length + added + tail > MAX_IGNORED_HEADER) {
+      const left = ignored.length - index;
+      return names.length > 0 ? `${names.join(", ")}, ... (+${left} more)` : `... (+${left} more)`;
     }
-    value = next;
+    names.push(safe);
+    length += added;
   }
-  answerHeaders(event)["x-ignored-options"] = value;
+  return names.join(", ");
+}
+
+/** One ignored name as header text: printable ASCII as it is, anything else percent-encoded (cut to 200 characters). */
+function headerSafeName(name: string): string {
+  if (/^[\x21-\x7e]{1,200}$/.test(name) && !name.includes(",")) return name;
+  const cut = Array.from(name.slice(0, 400)).slice(0, 200).join("").replace(LONE_SURROGATE, "\ufffd");
+  return encodeURIComponent(cut);
+}
+
+/** Names the ignored options in `X-Ignored-Options` (see `ignoredOptionsHeader`). */
+export function reportIgnored(event: H3Event, ignored: readonly string[]): void {
+  const value = ignoredOptionsHeader(ignored);
+  if (value !== undefined) answerHeaders(event)["x-ignored-options"] = value;
 }
 
 /**
@@ -65,6 +86,33 @@ export function reportIgnored(event: H3Event, ignored: readonly string[]): void 
 export function attachment(name: string): string {
   const cut = Array.from(name.replace(LONE_SURROGATE, "\ufffd")).slice(0, 200).join("");
   return contentDisposition(cut, { type: "attachment", fallback: basename(cut).replace(/[^\x20-\x7e]/g, "_") });
+}
+
+/**
+ * Types a browser shows without running anything in them: raster images, PDF, audio and video.
+ * Everything else (HTML, SVG, MHTML, markdown, XML, text, a third-party format's own type) is
+ * treated as a document that could run script.
+ */
+const INERT_CONTENT = /^(image\/(png|jpeg|webp|avif|gif)|application\/pdf|video\/[\w.+-]+|audio\/[\w.+-]+)\s*(;|$)/i;
+
+/** The sandbox rendered documents are served under: no script, no forms, no plugins, an opaque origin. */
+export const RENDER_DOCUMENT_CSP = "sandbox; default-src 'none'; img-src * data:; style-src * 'unsafe-inline'; font-src * data:";
+
+/**
+ * Headers of every answer that carries a render's bytes (render links, `response_type`
+ * `binary`/`base64`, `/renders/`): `nosniff`, so the declared type is the one a browser uses, and
+ * for anything a browser could run as a document a sandboxing CSP, so a rendered page (which keeps
+ * its `on*` attributes) never runs script on the service's origin.
+ */
+export function renderBytesHeaders(contentType: string): Record<string, string> {
+  const headers: Record<string, string> = { "x-content-type-options": "nosniff" };
+  if (!isInertContent(contentType)) headers["content-security-policy"] = RENDER_DOCUMENT_CSP;
+  return headers;
+}
+
+/** Whether a browser shows this type without running anything in it (then no sandbox is needed). */
+export function isInertContent(contentType: string): boolean {
+  return INERT_CONTENT.test(contentType);
 }
 
 /** A UTF-16 surrogate without its pair: it has no UTF-8 form, so it cannot be percent-encoded. */

@@ -2,7 +2,7 @@ import { type ParsedOptions, RenderError, type RenderOptions, type RenderOrigin 
 import { newRenderId } from "@renderkit/core/internal";
 import type { H3Event } from "h3";
 import type { AppContext } from "../context.js";
-import { answerHeaders, reportIgnored } from "../http/respond.js";
+import { answerHeaders, ignoredOptionsHeader } from "../http/respond.js";
 import { jobInfo } from "../job-info.js";
 import { checkAddress, type ServerOptions, takeServerOptions } from "../server-options.js";
 import type { Project } from "../types.js";
@@ -10,7 +10,7 @@ import type { Project } from "../types.js";
 /** How one route admits a render: the steps that differ between the API and render links. */
 export interface Admission {
   origin: RenderOrigin;
-  /** The request's project, authenticated and enabled (a link: also its token or tokenless permission). */
+  /** The request's project, authenticated and enabled (a link: also its tokenless permission). */
   project(): Promise<Project>;
   /** The request's options (the API's body, a link's query); read once the request is counted. */
   options(): Promise<Record<string, unknown>>;
@@ -32,9 +32,8 @@ export interface Admitted {
  * → target and destination addresses → a place in the project's share of the queue (reserved
  * before the job is added, given back when it cannot be) → submit, with the options parsed once.
  *
- * Render links differ today in one place, kept as it is: their token (and the query's form) is
- * checked inside `project()`, so before the rate limit, where the API counts a request before
- * reading its body. Another issue decides whether they should count first.
+ * Render links check their token (and the query's form) in `options()`, so after the rate limit,
+ * as the API counts a request before reading its body: a wrong token is counted too.
  */
 export async function admitRender(event: H3Event, ctx: AppContext, how: Admission): Promise<Admitted> {
   const project = await how.project();
@@ -50,14 +49,16 @@ export async function admitRender(event: H3Event, ctx: AppContext, how: Admissio
   await ctx.destinations.check(project, parsed.options);
   const job = jobInfo(ctx, project, parsed, server);
   const renderId = newRenderId(how.origin);
+  // Built before queueing: once the render is queued, only what cannot throw runs until the answer.
+  const ignored = ignoredOptionsHeader(parsed.ignored);
   await ctx.load.reserve(project, renderId, projectShare(ctx));
   try {
-    const { ignored } = await ctx.renderer.submitParsed(parsed, { origin: how.origin, job, renderId });
-    reportIgnored(event, ignored);
+    await ctx.renderer.submitParsed(parsed, { origin: how.origin, job, renderId });
   } catch (error) {
     await ctx.load.release(project.id, renderId).catch(() => undefined);
     throw error;
   }
+  if (ignored !== undefined) answerHeaders(event)["x-ignored-options"] = ignored;
   return { project, renderId, server, parsed };
 }
 

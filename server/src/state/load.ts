@@ -27,15 +27,19 @@ export function loadRefusal(held: number, limit: number): RenderError {
   );
 }
 
-/** In one process: a set of render ids per project. */
+/**
+ * In one process: a set of render ids per project. The check and the reservation run in one
+ * synchronous step, before any await, so concurrent requests cannot both see the last place free.
+ */
 export class MemoryProjectLoad implements ProjectLoad {
   private readonly pending = new Map<string, Set<string>>();
 
-  async reserve(project: Project, renderId: string, limit: number): Promise<void> {
+  reserve(project: Project, renderId: string, limit: number): Promise<void> {
     const set = this.pending.get(project.id) ?? new Set<string>();
-    if (set.size >= limit) throw loadRefusal(set.size, limit);
+    if (set.size >= limit) return Promise.reject(loadRefusal(set.size, limit));
     set.add(renderId);
     this.pending.set(project.id, set);
+    return Promise.resolve();
   }
 
   async release(projectId: string, renderId: string): Promise<void> {
