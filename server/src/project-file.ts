@@ -2,6 +2,7 @@ import { chmod, open, stat } from "node:fs/promises";
 import type { Logger } from "@renderkit/core";
 import { writeAtomic } from "@renderkit/core/internal";
 import { ConfigError } from "./config.js";
+import { linkSettings } from "./config-checks.js";
 import type { Sealed } from "./project-secrets.js";
 
 /** `projects.json`: its format, the check of what is read from it, and how private files are written. */
@@ -22,7 +23,22 @@ export interface StoredProject {
   rateLimit?: { requests: number; perSeconds: number };
   formats?: string[];
   allowTokenless: boolean;
+  /** Render-link fields, as in the config file (docs/server-config.md); absent: their defaults. */
+  legacyLinkTokens?: boolean;
+  linkFormats?: string[];
+  linkMaxAgeSeconds?: number;
   createdAt: string;
+}
+
+/** A project record's render-link fields (config file or `projects.json`), only those it sets. */
+export function linkFieldsOf(
+  p: Pick<StoredProject, "legacyLinkTokens" | "linkFormats" | "linkMaxAgeSeconds">,
+): Pick<StoredProject, "legacyLinkTokens" | "linkFormats" | "linkMaxAgeSeconds"> {
+  return {
+    ...(p.legacyLinkTokens !== undefined ? { legacyLinkTokens: p.legacyLinkTokens } : {}),
+    ...(p.linkFormats !== undefined ? { linkFormats: [...p.linkFormats] } : {}),
+    ...(p.linkMaxAgeSeconds !== undefined ? { linkMaxAgeSeconds: p.linkMaxAgeSeconds } : {}),
+  };
 }
 
 export interface StoredFile {
@@ -77,6 +93,8 @@ export function checkStored(value: unknown, path: string): StoredFile {
       sealed(p.linkSigningKey) &&
       typeof p.enabled === "boolean";
     if (!ok) damaged(`projects[${i}] lacks a field or has one of the wrong type`);
+    // Fields edited by hand: each wrong value is named, as in the config file.
+    linkSettings(p as unknown as Record<string, unknown>, `${path}: projects[${i}]`);
   });
   return file as StoredFile;
 }

@@ -4,7 +4,7 @@ import type { Logger } from "@renderkit/core";
 import type { Redis } from "ioredis";
 import { ConfigError } from "./config-error.js";
 import { FileProjectDocument, type ProjectDocument, RedisProjectDocument } from "./project-documents.js";
-import { PROJECTS_FILE, type StoredFile, type StoredProject } from "./project-file.js";
+import { linkFieldsOf, PROJECTS_FILE, type StoredFile, type StoredProject } from "./project-file.js";
 import { aadOf, generateKeys, loadMasterKey, MASTER_KEY_FILE, makeProject, seal, sha256, unseal } from "./project-secrets.js";
 import type { Project, ProjectConfig, ServerConfig } from "./types.js";
 
@@ -286,6 +286,7 @@ export class ProjectStore {
       rateLimit: p.rateLimit ?? this.config.rateLimit,
       ...(p.formats ? { formats: p.formats } : {}),
       allowTokenless: p.allowTokenless ?? false,
+      ...linkFieldsOf(p),
       ...(p.s3 ? { s3: p.s3 } : {}),
     };
     return { project: makeProject(base, p.webhookSecret, p.secretKey), hash };
@@ -313,6 +314,7 @@ export class ProjectStore {
       rateLimit: p.rateLimit ?? this.config.rateLimit,
       ...(p.formats ? { formats: p.formats } : {}),
       allowTokenless: p.allowTokenless ?? false,
+      ...linkFieldsOf(p),
     };
     return { project: makeProject(base, webhookSecret, linkSigningKey), hash: Buffer.from(p.secretKeyHash, "hex") };
   }

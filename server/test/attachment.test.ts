@@ -100,7 +100,7 @@ describe("download on a render link", () => {
   it("names the file so fetch and an RFC 6266 parser read the name back", async () => {
     for (const name of ["it's (1)*.png", "café.png"]) {
       const query = `url=${encodeURIComponent(`${site.url}/d`)}&width=200&height=100&download=${strictEncode(name)}`;
-      const token = createHmac("sha256", PROJECT_A.secretKey).update(query).digest("hex");
+      const token = createHmac("sha256", PROJECT_A.secretKey).update(`png?${query}`).digest("hex");
       const response = await fetch(`${server.url}/v1/${PROJECT_A.publishableKey}/${token}/png?${query}`);
       const bytes = Buffer.from(await response.arrayBuffer());
       expect(response.status, name).toBe(200);

@@ -421,7 +421,7 @@ describe("s3_presigned_url", () => {
 });
 
 describe("render links", () => {
-  const sign = (query: string) => createHmac("sha256", PROJECT_A.secretKey).update(query).digest("hex");
+  const sign = (query: string) => createHmac("sha256", PROJECT_A.secretKey).update(`png?${query}`).digest("hex");
 
   it("with use_s3: 200 with the PNG, the same bytes as the object in the project bucket", async () => {
     const query = `url=${encodeURIComponent(page("link"))}&width=150&height=140&use_s3=true&s3_path=link/one`;

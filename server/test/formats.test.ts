@@ -55,7 +55,7 @@ describe("every format through the API", () => {
 
   it("md and svg also through render links and async renders", async () => {
     const query = `url=${encodeURIComponent(`${site.url}/link`)}`;
-    const token = createHmac("sha256", PROJECT_A.secretKey).update(query).digest("hex");
+    const token = createHmac("sha256", PROJECT_A.secretKey).update(`md?${query}`).digest("hex");
     const link = await fetch(`${server.url}/v1/${PROJECT_A.publishableKey}/${token}/md?${query}`);
     expect(link.status).toBe(200);
     expect(link.headers.get("content-type")).toBe("text/markdown; charset=utf-8");

@@ -273,7 +273,7 @@ describe("refused before anything is queued", () => {
   });
 
   it("render links refuse each side address, like s3_presigned_url", async () => {
-    const hmac = (query: string) => createHmac("sha256", PROJECT_A.secretKey).update(query).digest("hex");
+    const hmac = (query: string) => createHmac("sha256", PROJECT_A.secretKey).update(`png?${query}`).digest("hex");
     for (const s of SIDES) {
       const address = await sign(`link/${s.field}`);
       const query = `url=${encodeURIComponent(`${site.url}/link`)}&${s.save}=true&${s.upload}=${encodeURIComponent(address)}`;

@@ -34,8 +34,8 @@ const syncBinary = (body: Record<string, unknown>, path = "/v1/render/sync") =>
   });
 /** The stored render at `renderUrl` (the server's storage, or S3 through the 302 in redis mode). */
 const stored = async (renderUrl: string) => Buffer.from(await (await fetch(renderUrl)).arrayBuffer());
-const sign = (query: string) => createHmac("sha256", A).update(query).digest("hex");
-const linkPath = (query: string, format = "png") => `/v1/${PROJECT_A.publishableKey}/${sign(query)}/${format}?${query}`;
+const sign = (query: string, format: string) => createHmac("sha256", A).update(`${format}?${query}`).digest("hex");
+const linkPath = (query: string, format = "png") => `/v1/${PROJECT_A.publishableKey}/${sign(query, format)}/${format}?${query}`;
 const linkQuery = (page: string, extra = "") => `url=${encodeURIComponent(`${site.url}${page}`)}&width=320&height=240${extra}`;
 
 async function expectRedPng(bytes: Buffer, width: number, height: number) {

@@ -2,7 +2,7 @@ import { Readable, Transform, type TransformCallback } from "node:stream";
 import { RenderError, type RenderOptions, snakeName } from "@renderkit/core";
 import type { H3Event } from "h3";
 import type { AppContext } from "../context.js";
-import { answerHeaders, requestId } from "../http/respond.js";
+import { answerHeaders, renderBytesHeaders, requestId } from "../http/respond.js";
 import type { ResponseType } from "../server-options.js";
 import type { RenderRecord } from "../state/records.js";
 import { resultBody } from "./bodies.js";
@@ -55,7 +55,8 @@ export const base64Length = (size: number) => 4 * Math.ceil(size / 3);
  * The answer to a finished render in the `response_type` asked for: the JSON result, the bytes,
  * their base64 text, or nothing but headers. HEAD gets the same status and headers (including
  * `content-length`) without a body. `extra` headers are added (`content-disposition`,
- * `cache-control`).
+ * `cache-control`). Bytes and their base64 text carry `renderBytesHeaders` (`nosniff`, and the
+ * sandboxing CSP unless the type is inert), for links and the sync API alike.
  */
 export async function answerInType(
   event: H3Event,
@@ -78,10 +79,12 @@ export async function answerInType(
   }
   const stored = await readRender(ctx, record);
   const binary = type === "binary";
+  const contentType = binary ? stored.contentType : "text/plain; charset=utf-8";
   const headers: Record<string, string> = {
     ...base,
     ...resultHeaders(record),
-    "content-type": binary ? stored.contentType : "text/plain; charset=utf-8",
+    ...renderBytesHeaders(contentType),
+    "content-type": contentType,
     "content-length": String(binary ? stored.size : base64Length(stored.size)),
   };
   if (head) {

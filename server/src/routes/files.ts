@@ -3,9 +3,8 @@ import type { ByteRange } from "@renderkit/core";
 import type { H3, H3Event } from "h3";
 import type { AppContext } from "../context.js";
 import { HttpProblem } from "../http/errors.js";
-import { ACTIVE_CONTENT, findRender } from "./stored.js";
-
-const STORED_DOCUMENT_CSP = "sandbox; default-src 'none'; img-src * data:; style-src * 'unsafe-inline'; font-src * data:";
+import { isInertContent, renderBytesHeaders } from "../http/respond.js";
+import { findRender } from "./stored.js";
 
 /** Parses a single `bytes=` range; undefined for none or several, null when unsatisfiable. */
 function parseRange(header: string | null, size: number): ByteRange | undefined | null {
@@ -31,7 +30,8 @@ function parseRange(header: string | null, size: number): ByteRange | undefined 
  * A render's server address (`renderUrl` when the storage has no public address): the bytes,
  * with Content-Type, Content-Length, HEAD and Range; from S3 storage and project buckets, a 302
  * to a fresh presigned address instead (SigV4 addresses last at most 7 days, renders 30),
- * except for HTML and SVG, which are always served from here under a sandboxing CSP.
+ * except for documents (anything but images, PDF, audio and video), which are always served from
+ * here. Served bytes carry `renderBytesHeaders`: `nosniff`, and for documents a sandboxing CSP.
  */
 export function fileRoutes(app: H3, ctx: AppContext): void {
   const serve = async (event: H3Event) => {
@@ -41,8 +41,9 @@ export function fileRoutes(app: H3, ctx: AppContext): void {
     if (!found) throw new HttpProblem(404, "No such render, or it expired");
     const { head } = found;
     // Object storage hands images, PDFs and videos out itself (the address here stays valid as
-    // long as the render); HTML and SVG are served from here, under the sandboxing CSP.
-    const target = ACTIVE_CONTENT.test(head.contentType) ? undefined : await found.signedUrl();
+    // long as the render); documents (HTML, SVG, MHTML, markdown, JSON...) are served from here,
+    // under the sandboxing CSP, never from a bucket whose headers we do not control.
+    const target = isInertContent(head.contentType) ? await found.signedUrl() : undefined;
     if (target) return new Response(null, { status: 302, headers: { location: target, "cache-control": "private, no-store" } });
     const range = parseRange(event.req.headers.get("range"), head.size);
     const headers: Record<string, string> = {
@@ -52,9 +53,8 @@ export function fileRoutes(app: H3, ctx: AppContext): void {
       "last-modified": new Date(head.createdAt).toUTCString(),
     };
     if (head.expiresAt) headers.expires = new Date(head.expiresAt).toUTCString();
-    headers["x-content-type-options"] = "nosniff";
-    // Stored HTML and SVG come from rendered pages: never let them run script on this origin.
-    if (ACTIVE_CONTENT.test(head.contentType)) headers["content-security-policy"] = STORED_DOCUMENT_CSP;
+    // Stored HTML, SVG, MHTML and markdown come from rendered pages: never let them run script on this origin.
+    Object.assign(headers, renderBytesHeaders(head.contentType));
     if (range === null) {
       throw new HttpProblem(416, "The requested range is outside the render", undefined, {
         "content-range": `bytes */${head.size}`,

@@ -3,6 +3,7 @@ import { RenderError, type RenderOptions, snakeName } from "@renderkit/core";
 import type { H3, H3Event } from "h3";
 import type { AppContext } from "../context.js";
 import { paramsToOptions } from "../http/body.js";
+import { HttpProblem } from "../http/errors.js";
 import { attachment } from "../http/respond.js";
 import type { Project } from "../types.js";
 import { admitRender } from "./admit.js";
@@ -23,11 +24,83 @@ function checkQuery(query: string): void {
   if (/%(?![0-9A-Fa-f]{2})/.test(query)) throw new RenderError("InvalidQuery", "The query string has a malformed %-escape");
 }
 
-function tokenMatches(query: string, token: string, key: string): boolean {
-  const algorithm = token.length === 64 ? "sha256" : token.length === 40 ? "sha1" : undefined;
-  if (!algorithm || !/^[0-9a-fA-F]+$/.test(token)) return false;
-  const expected = createHmac(algorithm, key).update(query, "utf8").digest();
-  return timingSafeEqual(expected, Buffer.from(token.toLowerCase(), "hex"));
+/**
+ * How a token was made, when it matches: `format`, the HMAC-SHA256 of `<format>?<query>` (the
+ * format as in the path); `query`, the HMAC-SHA256 of the query alone (the `urlbox` client's);
+ * `sha1`, the HMAC-SHA1 of the query. Compared in constant time.
+ */
+function tokenForm(key: string, format: string, query: string, token: string): "format" | "query" | "sha1" | undefined {
+  if (!/^(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/.test(token)) return undefined;
+  const given = Buffer.from(token, "hex");
+  const same = (algorithm: "sha256" | "sha1", text: string) =>
+    timingSafeEqual(createHmac(algorithm, key).update(text, "utf8").digest(), given);
+  if (given.length === 20) return same("sha1", query) ? "sha1" : undefined;
+  if (same("sha256", `${format}?${query}`)) return "format";
+  return same("sha256", query) ? "query" : undefined;
+}
+
+const notMatched = (why: string) => new RenderError("TokenNotMatchedError", `The token does not match the query string${why}`);
+
+/**
+ * A signed link's token must cover its format: a token of the query alone (or SHA-1) would let
+ * a published png link be replayed as html or md. Such tokens pass only when the query itself
+ * names the path's format (`format=png`, covered by the HMAC), or when the project opted in to
+ * legacy tokens.
+ */
+function checkToken(project: Project, format: string, query: string, token: string): void {
+  const form = project.linkSigningKey ? tokenForm(project.linkSigningKey, format, query, token) : undefined;
+  if (form === undefined) throw notMatched("");
+  if (form === "format" || project.legacyLinkTokens) return;
+  if (form === "sha1") {
+    throw notMatched(
+      ": SHA-1 tokens are accepted only from projects with legacyLinkTokens; sign `<format>?<query>` with HMAC-SHA256",
+    );
+  }
+  const named = new URLSearchParams(query).getAll("format");
+  if (named.length === 1 && named[0] === format) return;
+  throw notMatched(
+    `: this token covers the query but not the format ${format}; sign \`${format}?<query>\`, or put format=${format} in the query before signing`,
+  );
+}
+
+/** Tolerance for the link maker's clock being ahead of ours, on `linkMaxAgeSeconds`. */
+const CLOCK_SKEW_SECONDS = 60;
+
+/**
+ * `expires` (Unix seconds, covered by the token): past it the link answers 410
+ * `RenderLinkExpired`. A project with `linkMaxAgeSeconds` requires it, at most that far ahead.
+ */
+function checkExpiry(project: Project, expires: unknown, now = Date.now()): void {
+  const max = project.linkMaxAgeSeconds;
+  if (expires === undefined) {
+    if (max === undefined) return;
+    throw new RenderError(
+      "InvalidQuery",
+      `This project's render links must carry expires=<Unix time in seconds>, at most ${max} s ahead (linkMaxAgeSeconds)`,
+    );
+  }
+  if (typeof expires !== "string" || !/^\d{1,12}$/.test(expires)) {
+    throw new RenderError("InvalidQuery", "expires must appear once, as a Unix time in whole seconds");
+  }
+  const at = Number(expires) * 1000;
+  if (now > at) throw new HttpProblem(410, `The render link expired at ${new Date(at).toISOString()}`, "RenderLinkExpired");
+  if (max !== undefined && at > now + (max + CLOCK_SKEW_SECONDS) * 1000) {
+    throw new RenderError(
+      "InvalidQuery",
+      `expires is more than ${max} s ahead: this project's render links may last at most ${max} s (linkMaxAgeSeconds)`,
+    );
+  }
+}
+
+/** Formats the project's links may produce (`linkFormats`), checked on the parsed format (aliases resolved). */
+function checkLinkFormat(project: Project, format: string): void {
+  if (project.linkFormats && !project.linkFormats.includes(format)) {
+    throw new RenderError(
+      "OptionNotAvailableOnPlan",
+      `Format ${format} is not available on this project's render links (allowed: ${project.linkFormats.join(", ")})`,
+      { details: { option: "format" } },
+    );
+  }
 }
 
 async function linkProject(ctx: AppContext, key: string): Promise<Project> {
@@ -61,26 +134,42 @@ function refuseOnLinks(options: RenderOptions, signed: boolean): void {
 }
 
 /**
- * Render links (DESIGN §3): `GET|HEAD /v1/{publishable_key}/{token}/{format}?{query}` answers with
- * the render's bytes (or, with `response_type`, its JSON result, base64 text or no body); the
- * token is the hex HMAC-SHA256 (or SHA-1) of the raw query string keyed with the project's secret key. Tokenless links work only for projects that allow them.
+ * Render links (DESIGN §3, tightened): `GET|HEAD /v1/{publishable_key}/{token}/{format}?{query}`
+ * answers with the render's bytes (or, with `response_type`, its JSON result, base64 text or no
+ * body). The token is the hex HMAC-SHA256 of `<format>?<raw query>` keyed with the project's
+ * secret key (older forms: see `checkToken`); `expires` bounds its life. Tokenless links work only
+ * for projects that allow them. The request is counted against the rate limit before its token is
+ * checked, so guessing tokens meets 429 like any other request.
  */
 export function linkRoutes(app: H3, ctx: AppContext): void {
-  /** Admits and answers a link; `authorize` checks its token (or tokenless permission) and query. */
-  const render = async (event: H3Event, signed: boolean, authorize: (project: Project, query: string) => void) => {
-    const { key = "", format = "" } = event.context.params ?? {};
+  const render = async (event: H3Event, signed: boolean) => {
+    const { key = "", format = "", token = "" } = event.context.params ?? {};
     const query = rawQuery(event);
+    let project: Project | undefined;
     let download: string | undefined;
     const { renderId, parsed, server } = await admitRender(event, ctx, {
       origin: "link",
-      // Before the rate limit, unlike the API (see admitRender): a bad token is not counted today.
       project: async () => {
-        const project = await linkProject(ctx, key);
-        authorize(project, query);
+        project = await linkProject(ctx, key);
+        if (!signed && !project.allowTokenless) {
+          throw new RenderError("TokenlessRequestsNotEnabled", "Tokenless render links are not enabled for this project");
+        }
         return project;
       },
+      // Read once the request is counted: a wrong token costs its sender a request of the project's limit.
       options: async () => {
+        const owner = project as Project;
+        checkQuery(query);
+        if (signed) checkToken(owner, format, query, token);
         const fromQuery = paramsToOptions(new URLSearchParams(query));
+        if (signed) checkExpiry(owner, fromQuery.expires);
+        else if (fromQuery.expires !== undefined) {
+          throw new RenderError(
+            "InvalidQuery",
+            "expires needs a signed render link: anyone could remove it from a tokenless one",
+          );
+        }
+        delete fromQuery.expires;
         download = typeof fromQuery.download === "string" ? fromQuery.download : undefined;
         delete fromQuery.download;
         // webhook_url works as on the API; redirect_after has no meaning here (the link waits).
@@ -88,6 +177,7 @@ export function linkRoutes(app: H3, ctx: AppContext): void {
         return fromQuery;
       },
       refuse: (options, { responseType }) => {
+        checkLinkFormat(project as Project, options.format);
         refuseOnLinks(options, signed);
         if (download && (responseType ?? "binary") !== "binary") {
           throw invalidType(`${responseType} cannot be used with download, which names the file of a binary answer`);
@@ -106,21 +196,8 @@ export function linkRoutes(app: H3, ctx: AppContext): void {
     return answerInType(event, ctx, record, server.responseType ?? "binary", extra);
   };
 
-  const signed = (event: H3Event) =>
-    render(event, true, (project, query) => {
-      checkQuery(query);
-      const token = event.context.params?.token ?? "";
-      if (!project.linkSigningKey || !tokenMatches(query, token, project.linkSigningKey)) {
-        throw new RenderError("TokenNotMatchedError", "The token does not match the query string");
-      }
-    });
-  const tokenless = (event: H3Event) =>
-    render(event, false, (project, query) => {
-      if (!project.allowTokenless) {
-        throw new RenderError("TokenlessRequestsNotEnabled", "Tokenless render links are not enabled for this project");
-      }
-      checkQuery(query);
-    });
+  const signed = (event: H3Event) => render(event, true);
+  const tokenless = (event: H3Event) => render(event, false);
   app.get("/v1/:key/:token/:format", signed);
   app.head("/v1/:key/:token/:format", signed);
   app.get("/v1/:key/:format", tokenless);

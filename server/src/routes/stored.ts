@@ -5,9 +5,6 @@ import type { RenderRecord } from "../state/records.js";
 /** Seconds a redirect's presigned address stays valid. */
 export const SIGNED_URL_SECONDS = 3_600;
 
-/** Content a browser would run: served by the API itself, under a sandboxing CSP, never redirected. */
-export const ACTIVE_CONTENT = /^(text\/html|image\/svg\+xml)/;
-
 /** A stored render found at a server address. */
 export interface FoundRender {
   /** Size, type and dates (its body is already closed). */
