@@ -52,7 +52,7 @@ step compat-doc node scripts/gen-compat-doc.mjs --check
 # same two cores starves: those checks run afterwards, alone.
 SOLO=(plugins/format-video/test/video.test.ts plugins/format-video/test/video-shapes.test.ts plugins/format-video/test/video-tour.test.ts plugins/format-video/test/contract.test.ts)
 # The security suite runs in its own step (`npm run test:security`, which prints its figures), not twice.
-SECURITY=("server/test/security-*.test.ts" "test/e2e/security-*.test.ts")
+SECURITY=("server/test/security-*.test.ts" "test/e2e/security-*.test.ts" "test/security/**")
 step vitest node_modules/.bin/vitest run "${SOLO[@]/#/--exclude=}" "${SECURITY[@]/#/--exclude=}" --reporter=default --reporter=json --outputFile.json="$results"
 step vitest-solo node_modules/.bin/vitest run "${SOLO[@]}" --reporter=default --reporter=json --outputFile.json="$solo_results"
 step security npm run --silent test:security -- --reporter=json --outputFile.json="$security_results"
