@@ -103,8 +103,9 @@ forEachEngine((engine) => {
       } finally {
         off();
       }
-      // The renderer carries on.
-      expectColour(await decodeRender(await render("/attach", { global_timeout: 60_000 })), 10, 10, PAINT.white);
+      // The renderer carries on (waiting for `#late`, so the page has turned blue whatever the load).
+      const next = await render("/attach", { wait_for: "#late", wait_for_state: "attached", global_timeout: 60_000 });
+      expectColour(await decodeRender(next), 10, 10, PAINT.blue);
     });
   });
 

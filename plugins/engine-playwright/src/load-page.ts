@@ -62,6 +62,10 @@ async function preparePage(
   // resource log, and the main document's redirects while `loadTarget` navigates.
   const devtools =
     settings.recordResources || target.url !== undefined ? await raceSignal(context.newCDPSession(page), signal) : undefined;
+  // Chromium keeps emulated media per DevTools session, and a second session on the page drops
+  // the first one's for printing: say it on this session too.
+  if (devtools && settings.media)
+    await raceSignal(devtools.send("Emulation.setEmulatedMedia", { media: settings.media }), signal);
   const resources = settings.recordResources && devtools ? await raceSignal(ResourceLog.attach(devtools), signal) : undefined;
   return { page, counter, resources, devtools };
 }
