@@ -106,6 +106,35 @@ describe("bad requests", () => {
       "PayloadTooLarge",
     );
   });
+  it("a client that sends its whole body before reading gets the 413, not a reset connection", async () => {
+    // As Python's http.client and many others do: the answer is read only once all 30 MiB went out.
+    // A server that closed on its 413 at once would reset the upload (EPIPE / ECONNRESET).
+    const { port } = new URL(server.url);
+    const body = Buffer.alloc(30 * 1024 * 1024, "x");
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(port), "127.0.0.1");
+      socket.pause();
+      let text = "";
+      socket.on("error", reject);
+      socket.on("data", (chunk: Buffer) => {
+        text += chunk.toString();
+        // The answer is chunked: its last chunk ends it.
+        if (text.endsWith("\r\n0\r\n\r\n")) {
+          socket.destroy();
+          resolve(text);
+        }
+      });
+      socket.write(
+        `POST /v1/render/async HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${A}\r\n` +
+          `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+      );
+      socket.write(body, (error) => (error ? reject(error) : socket.resume()));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 413/);
+    expect(answer).toContain('"code":"PayloadTooLarge"');
+    // Read to the end, that connection stays usable.
+    expect(answer.toLowerCase()).not.toContain("connection: close");
+  });
   it("answers 413 to a chunked body over the limit, closes that connection and stays up", async () => {
     const { port } = new URL(server.url);
     const head = await new Promise<string>((resolve, reject) => {

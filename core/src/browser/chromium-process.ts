@@ -1,6 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { chownSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "../contracts/logger.js";
 import { RenderError } from "../errors.js";
@@ -15,6 +14,7 @@ import {
   sandboxRequired,
 } from "./chromium-sandbox.js";
 import { hasSetuidSandbox } from "./find-chromium.js";
+import { profileBase } from "./profile-dir.js";
 
 /**
  * Flags measured to work headless in containers (environment.md §3). `--no-sandbox` is not among
@@ -161,7 +161,7 @@ export class ChromiumProcess {
     user: ChromiumUser | undefined,
     sandbox: SandboxDecision,
   ): Promise<ChromiumProcess> {
-    const userDataDir = mkdtempSync(join(tmpdir(), "renderkit-chromium-"));
+    const userDataDir = mkdtempSync(join(profileBase(), "renderkit-chromium-"));
     const args = [
       ...CHROMIUM_FLAGS,
       ...(sandbox.enabled ? [] : ["--no-sandbox"]),

@@ -1,19 +1,58 @@
 import { RenderError } from "@renderkit/core";
 import { HttpProblem } from "./errors.js";
 
-/** A 413 that closes the connection: the rest of the body is never read. */
-function tooLarge(limit: number): HttpProblem {
-  return new HttpProblem(413, `The request body is larger than ${limit} bytes`, "PayloadTooLarge", { connection: "close" });
+/**
+ * A body over the limit is still read and dropped up to this size before the 413 goes out:
+ * a client still uploading then gets the answer, where closing on it would reset the connection
+ * and lose the answer (nginx's "lingering close"). Anything larger, or slower, is cut off.
+ */
+const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+/** How long draining may take in all, and how long it waits for the next chunk. */
+const DRAIN_MS = 10_000;
+const DRAIN_IDLE_MS = 2_000;
+
+/** A 413; `close` when the rest of the body was not read (that connection cannot be reused). */
+function tooLarge(limit: number, close: boolean): HttpProblem {
+  return new HttpProblem(
+    413,
+    `The request body is larger than ${limit} bytes`,
+    "PayloadTooLarge",
+    close ? { connection: "close" } : undefined,
+  );
 }
 
 /**
- * Reads at most `limit` bytes of the body; a larger body is a 413, before it is all received.
- * The stream is left alone rather than cancelled: cancelling destroys the request under the
- * response (and listhen's shutdown hook then crashes the process on the null socket).
+ * Reads and drops what is left of a body, up to `DRAIN_MAX_BYTES` in all, within `DRAIN_MS` and
+ * with no pause over `DRAIN_IDLE_MS`: true when it reached the end. A read still pending when it
+ * gives up is left to the closing connection.
+ */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, size: number): Promise<boolean> {
+  const deadline = Date.now() + DRAIN_MS;
+  while (size <= DRAIN_MAX_BYTES) {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => resolve("late"), Math.min(DRAIN_IDLE_MS, deadline - Date.now()));
+    });
+    const chunk = await Promise.race([reader.read(), late]).catch(() => "late" as const);
+    clearTimeout(timer);
+    if (chunk === "late") return false;
+    if (chunk.done) return true;
+    size += chunk.value.byteLength;
+  }
+  return false;
+}
+
+/**
+ * Reads at most `limit` bytes of the body; a larger body is a 413 (see `drain`). The stream is
+ * never cancelled: cancelling destroys the request under the response (and listhen's shutdown
+ * hook then crashes the process on the null socket).
  */
 async function readLimited(request: Request, limit: number): Promise<string> {
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > limit) throw tooLarge(limit);
+  if (declared > limit) {
+    const drained = declared <= DRAIN_MAX_BYTES && request.body ? await drain(request.body.getReader(), 0) : false;
+    throw tooLarge(limit, !drained);
+  }
   if (!request.body) return "";
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -29,10 +68,7 @@ async function readLimited(request: Request, limit: number): Promise<string> {
     const { done, value } = chunk;
     if (done) break;
     size += value.byteLength;
-    if (size > limit) {
-      reader.releaseLock();
-      throw tooLarge(limit);
-    }
+    if (size > limit) throw tooLarge(limit, !(await drain(reader, size)));
     chunks.push(value);
   }
   return Buffer.concat(chunks).toString("utf8");
