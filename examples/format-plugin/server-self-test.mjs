@@ -18,6 +18,8 @@ const PROJECT = {
 };
 /** The operator's cap in the config; the plugin's own default is far higher, so a 400 at 5001 proves the options arrived. */
 const MAX_CHARS = 5_000;
+/** The operator's token (`metrics.token`): `/ready` shows its figures only with it. */
+const OPERATOR_TOKEN = "operator-token-for-the-self-test-0123456789";
 
 async function render(base, body) {
   const response = await fetch(`${base}/v1/render/sync`, {
@@ -50,6 +52,8 @@ export async function serverSelfTest(page) {
         dataDir: join(dir, "data"),
         drainSeconds: 5,
         projects: [PROJECT],
+        // `/ready` shows its figures (the formats among them) to the operator only.
+        metrics: { token: OPERATOR_TOKEN },
         // The package name, resolved like any dependency of the server's working directory; its
         // default export is the factory, called with `options`.
         plugins: [{ module: "@renderkit/example-format-plugin", options: { maxChars: MAX_CHARS } }],
@@ -58,7 +62,7 @@ export async function serverSelfTest(page) {
     const config = await loadConfig({ file: configFile, env: {} });
     server = await startServer(config, { logger: new ConsoleLogger("silent") });
 
-    const ready = await (await fetch(`${server.url}/ready`)).json();
+    const ready = await (await fetch(`${server.url}/ready`, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } })).json();
     assert.ok(ready.formats.includes("txt"), `GET /ready lists txt: ${ready.formats}`);
     const openapi = await (await fetch(`${server.url}/v1/openapi.json`)).text();
     assert.match(openapi, /txt_max_chars/, "the OpenAPI document lists the plugin's option");

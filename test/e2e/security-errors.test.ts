@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { checkViewportPixels, MAX_SHOT_PIXELS } from "@renderkit/core/page";
 import { type FixtureServer, startFixtureServer } from "@renderkit/core/testing";
@@ -103,6 +104,14 @@ forEachEngine((engine) => {
         const n = Number(url.searchParams.get("n") ?? 0) + 1;
         res.writeHead(302, { location: `/loop?n=${n}` }).end();
       },
+      "/no-content": (_req, res) => void res.writeHead(204).end(),
+      "/attachment": (_req, res) =>
+        void res
+          .writeHead(200, { "content-type": "text/plain", "content-disposition": 'attachment; filename="a.txt"' })
+          .end("file"),
+      "/zip": (_req, res) => void res.writeHead(200, { "content-type": "application/zip" }).end("PK\x03\x04"),
+      "/hop": `<!doctype html><head><meta http-equiv="refresh" content="0;url=/landed"></head><body><p>HOPPING</p></body>`,
+      "/landed": `<!doctype html><body><p>LANDED</p></body>`,
       "/growing": GROWING,
       "/square": SQUARE,
     });
@@ -127,6 +136,26 @@ forEachEngine((engine) => {
       expect(script.message).toContain("(javascript:alert(document.domain))");
       expect(site.requestsTo("/view-source")).toHaveLength(1);
       expect(site.requestsTo("/page")).toHaveLength(0);
+    });
+
+    it("an answer that is no page (204, a download) is InvalidURLError saying so", async () => {
+      const empty = await expectRenderError(render({ url: `${site.url}/no-content` }), "InvalidURLError");
+      expect(empty.message).toBe("The address answered 204 with no content: there is no page to render");
+      const attachment = await expectRenderError(render({ url: `${site.url}/attachment` }), "InvalidURLError");
+      expect(attachment.message).toBe("The address is a download (Content-Disposition: attachment), not a page to render");
+      const zip = await expectRenderError(render({ url: `${site.url}/zip` }), "InvalidURLError");
+      expect(zip.message).toBe("The address is a download (application/zip), not a page to render");
+      // A page that loads is still a page.
+      expect((await render({ url: `${site.url}/page` })).width).toBe(SMALL.width);
+    });
+
+    // Reading the DOM is made again on the new document. (A screenshot or MHTML snapshot asked for
+    // while the page swaps documents can still hang in Chromium until the timeout: docs/reliability.md.)
+    it("a page that navigates itself as it loads renders its html: the read is made again on the new document", async () => {
+      for (let i = 0; i < 6; i++) {
+        const result = await render({ url: `${site.url}/hop?i=${i}`, format: "html", wait_until: "loaded" });
+        expect(await readFile(result.path ?? "", "utf8")).toMatch(/HOPPING|LANDED/);
+      }
     });
 
     it("a redirect loop is InvalidURLError: too many redirects (20), after 20 redirect answers", async () => {

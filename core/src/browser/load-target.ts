@@ -95,7 +95,7 @@ async function navigate<T>(page: PreparedPage, signal: AbortSignal, goto: () => 
     return await raceSignal(goto(), signal);
   } catch (error) {
     const text = error instanceof Error ? error.message : String(error);
-    throw (!signal.aborted && (await watch?.refusedRedirect(text))) || error;
+    throw (!signal.aborted && ((await watch?.refusedRedirect(text)) ?? (await watch?.notAPage(text)))) || error;
   } finally {
     await withTimeout(watch?.stop(page.resources !== undefined) ?? Promise.resolve(), 5_000).catch(() => undefined);
   }

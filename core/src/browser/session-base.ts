@@ -33,6 +33,24 @@ function sizeOfDocument(): { width: number; height: number } {
 }
 
 /**
+ * What the drivers say when the page's document went away under a call because the page navigated
+ * itself (a meta refresh, `location`, a form): the call did not fail, the document it read is gone.
+ */
+const NAVIGATED_AWAY =
+  /Execution context was destroyed|Cannot find context with specified id|Not attached to an active page|Execution context is not available in detached frame|Failed to generate MHTML/;
+/** Calls made again after the page navigated away under them, each once its new document loaded. */
+const NAVIGATION_RETRIES = 5;
+/** Pause before waiting for the new document (longer each time): the old one may still be there. */
+const NAVIGATION_PAUSE_MS = 100;
+/** How long a call waits for the new document to load before it tries again anyway. */
+const NAVIGATION_WAIT_MS = 10_000;
+
+/** Whether `error` says the page navigated away under the call (see `NAVIGATED_AWAY`). */
+export function navigatedAway(error: unknown): boolean {
+  return NAVIGATED_AWAY.test(error instanceof Error ? error.message : String(error));
+}
+
+/**
  * What the Chromium engines' page sessions share: the response, byte and block counts, error
  * translation at the engine's edge, the in-page measurements, the PDF page-range error, and a
  * close that ends the browser context (bounded), then the render's egress proxy, exactly once.
@@ -44,6 +62,8 @@ export abstract class ChromiumSessionBase {
   private readonly counter: { blocked: number };
   private readonly resourceLog: ResourceLog | undefined;
   private closing: Promise<void> | undefined;
+  /** Calls to fail when the page's document is replaced (`documentReplaced`). */
+  private readonly replacedWaiters: Array<(error: Error) => void> = [];
 
   protected constructor(
     loaded: LoadedParts,
@@ -62,6 +82,58 @@ export abstract class ChromiumSessionBase {
   protected abstract inPage<R>(fn: (arg: string) => R, arg: string): Promise<R>;
   /** Closes the browser context and so its pages. */
   protected abstract closeContext(): Promise<void>;
+  /** Waits until the page's current document has loaded (at most `timeoutMs`; never throws). */
+  protected abstract documentLoaded(timeoutMs: number): Promise<void>;
+  /**
+   * Before each call that reads the page: waits while the main frame is loading a new document
+   * (a navigation the page started itself), when the driver can tell. Never throws.
+   */
+  protected async documentSettled(): Promise<void> {}
+
+  /**
+   * Runs a call that reads the page; when the page navigated itself away under it (a meta refresh
+   * after load), waits for the new document and makes the call again, as often as
+   * `NAVIGATION_RETRIES`: what is rendered is the document the page settled on.
+   */
+  protected async onSettledDocument<T>(action: () => Promise<T>): Promise<T> {
+    for (let retry = 0; ; retry++) {
+      try {
+        await this.documentSettled();
+        return await this.untilReplaced(action());
+      } catch (error) {
+        if (retry >= NAVIGATION_RETRIES || !navigatedAway(error)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, NAVIGATION_PAUSE_MS * (retry + 1)));
+        await this.documentLoaded(NAVIGATION_WAIT_MS);
+      }
+    }
+  }
+
+  /**
+   * The driver calls this when the page's main frame committed a new document (not a same-document
+   * navigation): calls running then fail as if the document went away, and are made again.
+   * Chromium may never answer a screenshot or snapshot asked for while the old document unloads.
+   */
+  protected documentReplaced(): void {
+    for (const fail of this.replacedWaiters.splice(0)) {
+      fail(new Error("Execution context was destroyed: the page navigated during the call"));
+    }
+  }
+
+  /** `call`, or the failure `documentReplaced` gives when the page navigates first. */
+  private async untilReplaced<T>(call: Promise<T>): Promise<T> {
+    call.catch(() => undefined);
+    let fail: ((error: Error) => void) | undefined;
+    const replaced = new Promise<never>((_, reject) => {
+      fail = reject;
+    });
+    if (fail) this.replacedWaiters.push(fail);
+    try {
+      return await Promise.race([call, replaced]);
+    } finally {
+      const at = fail ? this.replacedWaiters.indexOf(fail) : -1;
+      if (at >= 0) this.replacedWaiters.splice(at, 1);
+    }
+  }
 
   /** Throws the egress session's error once the page went over its byte cap (the contract's rule). */
   bytesReceived(): number {
@@ -84,7 +156,7 @@ export abstract class ChromiumSessionBase {
     const over = this.egress.limitError();
     if (over) throw over;
     try {
-      return await action();
+      return await this.onSettledDocument(action);
     } catch (error) {
       throw this.egress.limitError() ?? this.translate(error, what);
     }
@@ -93,7 +165,7 @@ export abstract class ChromiumSessionBase {
   /** Like `run`, but a timeout answers `fallback` (waits that report "not found" instead of failing). */
   protected async unlessTimeout<T>(what: string, action: () => Promise<T>, fallback: T): Promise<T> {
     try {
-      return await action();
+      return await this.onSettledDocument(action);
     } catch (error) {
       const translated = this.translate(error, what);
       if (translated.code === "RenderTimeoutError") return fallback;

@@ -73,9 +73,20 @@ export interface MainDocumentWatch {
    * `ERR_UNSAFE_REDIRECT` for `file:` and the like). Undefined otherwise.
    */
   refusedRedirect(text: string): Promise<RenderError | undefined>;
+  /**
+   * `InvalidURLError` when the navigation failed with `text` because the main document's answer
+   * is no page: a 204/205 (nothing to show) or a download (`Content-Disposition: attachment`, or
+   * a type the browser does not display). Chromium only says `ERR_ABORTED` (Playwright: "Download
+   * is starting"). Undefined otherwise.
+   */
+  notAPage(text: string): Promise<RenderError | undefined>;
   /** Stops listening (and turns the Network domain off again unless `keepNetwork`). */
   stop(keepNetwork: boolean): Promise<void>;
 }
+
+/** Types Chromium shows rather than downloads (pages, text, images, media, PDF in its viewer). */
+const DISPLAYED_TYPE =
+  /^(text\/|image\/|audio\/|video\/|application\/(pdf|json|xml|xhtml\+xml|javascript|[a-z.+-]*\+(xml|json))$)/;
 
 /** Longest address quoted in an error. */
 const MAX_QUOTED = 200;
@@ -95,6 +106,9 @@ export async function watchMainDocument(devtools: DevtoolsChannel): Promise<Main
   let answers = 0;
   /** The last redirect's `Location`. */
   let location: string | undefined;
+  /** The last hop's status and headers (names in lower case). */
+  let status: number | undefined;
+  let headers: Record<string, string> = {};
   let wake: (() => void) | undefined;
   const sent = (e: { requestId: string; type?: string; request: { url: string } }) => {
     if (main === undefined && e.type === "Document") main = e.requestId;
@@ -105,25 +119,49 @@ export async function watchMainDocument(devtools: DevtoolsChannel): Promise<Main
   const answered = (e: { requestId: string; statusCode: number; headers: Record<string, string> }) => {
     if (main === undefined || e.requestId !== main) return;
     answers++;
-    const header = Object.entries(e.headers).find(([name]) => name.toLowerCase() === "location")?.[1];
-    location = e.statusCode >= 300 && e.statusCode <= 399 ? header?.split("\n")[0] : undefined;
+    status = e.statusCode;
+    headers = Object.fromEntries(Object.entries(e.headers).map(([name, value]) => [name.toLowerCase(), value]));
+    location = e.statusCode >= 300 && e.statusCode <= 399 ? headers.location?.split("\n")[0] : undefined;
     if (answers >= hops) wake?.();
   };
   devtools.on("Network.requestWillBeSent", sent);
   devtools.on("Network.responseReceivedExtraInfo", answered);
   await devtools.send("Network.enable");
+  /** Waits (a little) for the raw answers of every hop sent. */
+  const allAnswers = async () => {
+    if (answers >= hops) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ANSWER_WAIT_MS);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  };
   return {
+    async notAPage(text) {
+      if (!/net::ERR_ABORTED\b|Download is starting/.test(text) || main === undefined) return undefined;
+      await allAnswers();
+      if (status === 204 || status === 205) {
+        return new RenderError("InvalidURLError", `The address answered ${status} with no content: there is no page to render`);
+      }
+      if (status === undefined || status < 200 || status > 299) return undefined;
+      const disposition = headers["content-disposition"]?.split("\n")[0];
+      const type = headers["content-type"]?.split(";")[0]?.trim().toLowerCase();
+      if (disposition && /^\s*attachment/i.test(disposition)) {
+        return new RenderError(
+          "InvalidURLError",
+          "The address is a download (Content-Disposition: attachment), not a page to render",
+        );
+      }
+      if (type && !DISPLAYED_TYPE.test(type)) {
+        return new RenderError("InvalidURLError", `The address is a download (${type.slice(0, 100)}), not a page to render`);
+      }
+      return undefined;
+    },
     async refusedRedirect(text) {
       if (!/net::ERR_(ABORTED|UNSAFE_REDIRECT)\b/.test(text) || main === undefined) return undefined;
-      if (answers < hops) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, ANSWER_WAIT_MS);
-          wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-      }
+      await allAnswers();
       if (location === undefined) return undefined;
       let scheme: string;
       try {

@@ -33,6 +33,10 @@ export class PlaywrightSession extends ChromiumSessionBase implements PageSessio
     return this.page.evaluate(fn, arg);
   }
 
+  protected async documentLoaded(timeoutMs: number): Promise<void> {
+    await this.page.waitForLoadState("load", { timeout: timeoutMs }).catch(() => undefined);
+  }
+
   protected closeContext(): Promise<void> {
     return this.context.close();
   }
@@ -40,7 +44,7 @@ export class PlaywrightSession extends ChromiumSessionBase implements PageSessio
   evaluate<R = unknown>(source: string, arg?: unknown): Promise<R> {
     // A string expression runs through the DevTools protocol, so page CSP cannot block it.
     const expression = `(${source})(${arg === undefined ? "" : JSON.stringify(arg)})`;
-    return this.page.evaluate(expression) as Promise<R>;
+    return this.onSettledDocument(() => this.page.evaluate(expression) as Promise<R>);
   }
 
   waitForSelector(

@@ -9,7 +9,7 @@ import {
   pageHeaders,
   ResourceLog,
 } from "@renderkit/core/chromium";
-import type { Browser, BrowserContext, CDPSession, Page } from "puppeteer-core";
+import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page } from "puppeteer-core";
 import { translateError } from "./errors.js";
 import { setUpPage } from "./page-setup.js";
 import { applyPageHooks, type BlockCounter } from "./request-filter.js";
@@ -53,6 +53,11 @@ async function preparePage(
   return { page, cdp, counter, resources, devtools: cdp };
 }
 
+/** Chromium's favicon request for the page (type "other", `/favicon.ico`), not one the page made. */
+function isBrowserFavicon(request: HTTPRequest): boolean {
+  return request.resourceType() === "other" && /^https?:\/\/[^/]+\/favicon\.ico$/.test(request.url());
+}
+
 /** Puppeteer's calls for core's load skeleton. */
 function puppeteerLoader(
   browser: Browser,
@@ -65,8 +70,14 @@ function puppeteerLoader(
     preparePage: (context, signal) => preparePage(context, target, settings, signal),
     watchRequests: ({ page }) => {
       return (started, ended) => {
-        page.on("request", started).on("requestfinished", ended).on("requestfailed", ended);
-        return () => page.off("request", started).off("requestfinished", ended).off("requestfailed", ended);
+        // The browser's own favicon fetch is no request of the page (Playwright does not report it),
+        // and after a client-side navigation Chromium may drop it with no end event: the page would
+        // never be idle.
+        const counted = (request: HTTPRequest) => !isBrowserFavicon(request);
+        const start = (request: HTTPRequest) => counted(request) && started();
+        const end = (request: HTTPRequest) => counted(request) && ended();
+        page.on("request", start).on("requestfinished", end).on("requestfailed", end);
+        return () => page.off("request", start).off("requestfinished", end).off("requestfailed", end);
       };
     },
     goto: async ({ page }, url, options) => {

@@ -28,6 +28,8 @@ export async function setUpPage(
     page.setBypassCSP(true),
     // Requests never go to a service worker (Playwright's `serviceWorkers: "block"` does the same).
     page.setBypassServiceWorker(true),
+    // Page events on this session: the session hears of a new document in the main frame.
+    cdp.send("Page.enable"),
     // One call for type and features: Puppeteer's emulateMediaType and emulateMediaFeatures both
     // send `setEmulatedMedia`, and each call resets what the other set.
     cdp.send("Emulation.setEmulatedMedia", {

@@ -40,6 +40,32 @@ export class PuppeteerSession extends ChromiumSessionBase implements PageSession
     this.page = loaded.page;
     this.context = loaded.context;
     this.cdp = loaded.cdp;
+    // The main frame's navigations (Page domain on in `setUpPage`): a call waits while one loads,
+    // and fails, to be made again, when a new document replaces the one it reads.
+    this.cdp.on("Page.frameNavigated", (event) => {
+      if (!event.frame.parentId) this.documentReplaced();
+    });
+    const main = () => (this.page.mainFrame() as unknown as { _id: string })._id;
+    this.cdp.on("Page.frameStartedLoading", (event) => {
+      if (event.frameId !== main() || this.loading) return;
+      let done = () => {};
+      const promise = new Promise<void>((resolve) => {
+        done = resolve;
+      });
+      this.loading = { promise, resolve: done };
+    });
+    this.cdp.on("Page.frameStoppedLoading", (event) => {
+      if (event.frameId !== main()) return;
+      this.loading?.resolve();
+      this.loading = undefined;
+    });
+  }
+
+  /** While the main frame loads a document the page navigated to itself. */
+  private loading: { promise: Promise<void>; resolve: () => void } | undefined;
+
+  protected override async documentSettled(): Promise<void> {
+    if (this.loading) await withTimeout(this.loading.promise, this.timeoutMs).catch(() => undefined);
   }
 
   protected translate(error: unknown, what: string): RenderError {
@@ -48,6 +74,14 @@ export class PuppeteerSession extends ChromiumSessionBase implements PageSession
 
   protected inPage<R>(fn: (arg: string) => R, arg: string): Promise<R> {
     return this.page.evaluate(fn, arg) as Promise<R>;
+  }
+
+  protected async documentLoaded(timeoutMs: number): Promise<void> {
+    // Puppeteer's function waits carry over to the page's next document.
+    await this.page
+      .waitForFunction(() => document.readyState === "complete", { timeout: timeoutMs, polling: 100 })
+      .then((handle) => handle.dispose())
+      .catch(() => undefined);
   }
 
   /** Closing the context ends its pages and their DevTools sessions (`cdp` included). */
@@ -59,7 +93,7 @@ export class PuppeteerSession extends ChromiumSessionBase implements PageSession
     // A string expression runs through the DevTools protocol, so page CSP cannot block it.
     const expression = `(${source})(${arg === undefined ? "" : JSON.stringify(arg)})`;
     try {
-      return (await this.page.evaluate(expression)) as R;
+      return (await this.onSettledDocument(() => this.page.evaluate(expression))) as R;
     } catch (error) {
       // The page's own exception stays as it is (the caller reports its message); a lost browser is retryable.
       if (isGone(error)) throw translateError(error, "running a script");
