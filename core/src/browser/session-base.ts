@@ -46,7 +46,7 @@ const NAVIGATION_PAUSE_MS = 100;
 const NAVIGATION_WAIT_MS = 10_000;
 
 /** Whether `error` says the page navigated away under the call (see `NAVIGATED_AWAY`). */
-export function navigatedAway(error: unknown): boolean {
+function navigatedAway(error: unknown): boolean {
   return NAVIGATED_AWAY.test(error instanceof Error ? error.message : String(error));
 }
 

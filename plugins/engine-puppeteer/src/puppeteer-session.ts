@@ -42,10 +42,20 @@ export class PuppeteerSession extends ChromiumSessionBase implements PageSession
     this.cdp = loaded.cdp;
     // The main frame's navigations (Page domain on in `setUpPage`): a call waits while one loads,
     // and fails, to be made again, when a new document replaces the one it reads.
+    // The main frame's id, from the protocol (Puppeteer keeps its own private).
+    let mainFrameId: string | undefined;
+    this.cdp
+      .send("Page.getFrameTree")
+      .then(({ frameTree }) => {
+        mainFrameId ??= frameTree.frame.id;
+      })
+      .catch(() => undefined);
+    const main = () => mainFrameId;
     this.cdp.on("Page.frameNavigated", (event) => {
-      if (!event.frame.parentId) this.documentReplaced();
+      if (event.frame.parentId) return;
+      mainFrameId = event.frame.id;
+      this.documentReplaced();
     });
-    const main = () => (this.page.mainFrame() as unknown as { _id: string })._id;
     this.cdp.on("Page.frameStartedLoading", (event) => {
       if (event.frameId !== main() || this.loading) return;
       let done = () => {};
