@@ -106,6 +106,7 @@ export async function runAttempt(plan: AttemptPlan, deps: AttemptDeps, signal: A
     ...formatter.pageSettings?.(options, format),
     ...(options.saveResourceInfo ? { recordResources: true } : {}),
     egressLimits: deps.settings.egress,
+    isolationKey: plan.job?.projectId ?? "",
   };
   const t0 = performance.now();
   const session = await engine.open(pageTarget(options), settings, signal);

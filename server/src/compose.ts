@@ -153,8 +153,8 @@ export async function compose(config: ServerConfig, options: ComposeOptions): Pr
     const plugins = [
       ...(await loadPlugins(config.plugins)),
       ...(options.plugins ?? []),
-      playwright(),
-      puppeteer(),
+      playwright({ reusePages: config.reusePages ?? config.concurrency }),
+      puppeteer({ reusePages: config.reusePages ?? config.concurrency }),
       imageFormats(),
       markdownFormat(),
       svgFormat(),

@@ -55,6 +55,7 @@ export const ENV_VARIABLES: readonly EnvVariable[] = [
   v("concurrency", "integer"),
   v("maxQueued", "integer"),
   v("maxQueuedPerProject", "integer"),
+  v("reusePages", "integer"),
   v("maxBodyBytes", "integer"),
   v("redirectAfter", "integer"),
   v("maxRedirectAfter", "integer"),

@@ -81,6 +81,11 @@ export interface ServerConfig {
    * `maxQueued` when the server has more than one project, else `maxQueued`.
    */
   maxQueuedPerProject?: number;
+  /**
+   * Reset pages each engine keeps for the next render of the same project and page settings; 0
+   * turns page reuse off (a new browser context per render). Default: `concurrency`.
+   */
+  reusePages?: number;
   /** Largest request body in bytes. Default 6 MiB (html may be 5 MiB). */
   maxBodyBytes: number;
   /** Default and maximum of `redirect_after` in seconds. Default 95 and 95. */

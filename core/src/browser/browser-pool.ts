@@ -26,6 +26,11 @@ export interface BrowserEngineOptions {
   concurrency?: number;
   /** Relaunch the browser after this many renders (memory hygiene). Default 200. */
   recycleAfter?: number;
+  /**
+   * Reset pages kept for the next render of the same project and settings (`reuseKey`); 0 or
+   * false: every render gets a new context. Default: `concurrency`.
+   */
+  reusePages?: number | false;
 }
 
 export interface BrowserPoolOptions<B> extends BrowserEngineOptions {

@@ -74,10 +74,12 @@ export interface PageLoader<C, P extends PreparedPage> {
   readonly documentPredatesInitScripts: boolean;
 }
 
-/** A context opened ahead of need (prewarming) with its own egress session. */
+/** A context opened ahead of need (prewarming, or a reused page) with its own egress session. */
 export interface PrewarmedContext<C> {
   context: C;
   egress: EgressSession;
+  /** The context's page served an earlier render and was reset (`resetChromiumPage`). */
+  reused?: boolean;
 }
 
 /** A loaded page: the driver's prepared page, its context, its egress session and the main document's answer. */

@@ -12,6 +12,12 @@ export interface LoadedParts {
   counter: { blocked: number };
   /** The page's requests, when it opened with `settings.recordResources`. */
   resources?: ResourceLog;
+  /**
+   * Hands the context, its page and the egress session to the engine's shelf for a later render
+   * (`PageShelf.put`: reset, then kept or closed) instead of closing them; absent when the page
+   * may not be reused. Resolves once the page is shelved or closed.
+   */
+  recycle?: () => Promise<void>;
 }
 
 /** In the page: the element's box in document coordinates, or null. */
@@ -61,6 +67,7 @@ export abstract class ChromiumSessionBase {
   private readonly egress: EgressSession;
   private readonly counter: { blocked: number };
   private readonly resourceLog: ResourceLog | undefined;
+  private readonly recycle: (() => Promise<void>) | undefined;
   private closing: Promise<void> | undefined;
   /** Calls to fail when the page's document is replaced (`documentReplaced`). */
   private readonly replacedWaiters: Array<(error: Error) => void> = [];
@@ -74,6 +81,7 @@ export abstract class ChromiumSessionBase {
     this.egress = loaded.egress;
     this.counter = loaded.counter;
     this.resourceLog = loaded.resources;
+    this.recycle = loaded.recycle;
   }
 
   /** Turns the driver's error into a RenderError naming `what` was being done. */
@@ -82,6 +90,8 @@ export abstract class ChromiumSessionBase {
   protected abstract inPage<R>(fn: (arg: string) => R, arg: string): Promise<R>;
   /** Closes the browser context and so its pages. */
   protected abstract closeContext(): Promise<void>;
+  /** Stops listening to the page (it may serve another render); called once, first thing in `close`. */
+  protected detach(): void {}
   /** Waits until the page's current document has loaded (at most `timeoutMs`; never throws). */
   protected abstract documentLoaded(timeoutMs: number): Promise<void>;
   /**
@@ -193,8 +203,21 @@ export abstract class ChromiumSessionBase {
     }
   }
 
+  /**
+   * Ends the render's use of the page, and with it the browser lease. A reusable page
+   * (`LoadedParts.recycle`) goes back to the engine: its reset (or its close, when it went over
+   * its byte cap or the reset fails) runs after this resolves, off the render's path. Otherwise
+   * the context and the egress session close here.
+   */
   close(): Promise<void> {
     this.closing ??= (async () => {
+      this.detach();
+      if (this.recycle) {
+        // The engine closes instead what cannot be reused (a page over its byte cap included).
+        void this.recycle().catch(() => undefined);
+        this.onClose();
+        return;
+      }
       try {
         await withTimeout(this.closeContext(), 5_000).catch(() => undefined);
       } finally {

@@ -101,6 +101,12 @@ export interface PageSettings {
   recordResources?: boolean;
   /** What the page may take from the network (the egress session enforces it); absent: the core's defaults. */
   egressLimits?: EgressLimits;
+  /**
+   * Who the render belongs to (the project). Renders with different keys never share a browser
+   * context; an engine may reuse a page for a later render of the same key once it reset it
+   * (`reuseKey`). Absent: one key for all (a library without projects).
+   */
+  isolationKey?: string;
 }
 
 /** Caps on one render's network use, enforced by its egress session. */
@@ -293,11 +299,16 @@ export interface EngineStats {
   pages: number;
   /** Browser launches since the engine was created. */
   launches: number;
+  /** Reset pages waiting for the next render of their project (engines that reuse pages). */
+  idlePages?: number;
+  /** Renders that were given a reset page of an earlier render of their project, since the engine was created. */
+  reusedPages?: number;
 }
 
 /**
  * A browser automation backend. Implementations keep a warm browser, isolate every
- * session (no cookies, storage or cache shared between renders), relaunch after a crash,
+ * session (no cookies, storage or cache shared between renders; a page reused for a render of
+ * the same `isolationKey` is reset first, never shared across keys), relaunch after a crash,
  * and own every process and directory they start.
  */
 export interface Engine {

@@ -36,6 +36,13 @@ export interface EgressSession {
   /** Upstream connections holding a slot of `maxConnections` now, and waiting for one. */
   connections(): { open: number; waiting: number };
   /**
+   * The origins the page reached through this session since it opened or last took a policy
+   * (`https://host:port` for a tunnel, whatever it carries; `http://host:port` for a plain
+   * request): what a reset of a reused page clears the storage of. At most `MAX_ORIGINS` are kept;
+   * `overflowed` says more were reached.
+   */
+  origins(): { origins: string[]; overflowed: boolean };
+  /**
    * Replaces the policy, the upstream proxy and the caps (a pre-opened session handed to the
    * render that claims it).
    */
@@ -53,6 +60,9 @@ function refuse(res: ServerResponse): void {
   res.writeHead(403, { "content-type": "text/plain", "content-length": Buffer.byteLength(body), [DENIED_HEADER]: "1" });
   res.end(body);
 }
+
+/** Origins a session remembers (`EgressSession.origins`). */
+const MAX_ORIGINS = 64;
 
 const HOP_BY_HOP = new Set(["proxy-connection", "proxy-authorization", "keep-alive", "connection", "te", "trailer", "upgrade"]);
 
@@ -85,6 +95,12 @@ export async function openEgressSession(
   let limits = initialLimits;
   let received = 0;
   let over: RenderError | undefined;
+  const reached = new Set<string>();
+  let overflowed = false;
+  const reach = (origin: string) => {
+    if (reached.size < MAX_ORIGINS) reached.add(origin);
+    else if (!reached.has(origin)) overflowed = true;
+  };
   const cut = new AbortController();
   const slots = new ConnectionSlots(limits.maxConnections);
   /** Connections to the upstream proxy, this session's own (its credentials are this render's). */
@@ -140,6 +156,7 @@ export async function openEgressSession(
     } catch {
       return refuse(res);
     }
+    reach(`http://${authority(target.hostname, port)}`);
     const release = await slot(req.socket);
     if (!release) return req.socket.destroyed ? undefined : busy(res);
     res.once("close", release);
@@ -191,6 +208,9 @@ export async function openEgressSession(
     } catch {
       return client.end(`HTTP/1.1 403 Forbidden\r\n${DENIED_HEADER}: 1\r\ncontent-length: 0\r\n\r\n`);
     }
+    // A tunnel carries https or a WebSocket; both schemes are cleared, more is harmless.
+    reach(`https://${authority(match[1], port)}`);
+    reach(`http://${authority(match[1], port)}`);
     const release = await slot(client);
     if (!release)
       return void (client.destroyed ? undefined : client.end("HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\n\r\n"));
@@ -259,7 +279,10 @@ export async function openEgressSession(
     limitError: () => over,
     limitSignal: cut.signal,
     connections: () => slots.counts(),
+    origins: () => ({ origins: [...reached], overflowed }),
     usePolicy(next, upstream, nextLimits = DEFAULT_EGRESS_LIMITS) {
+      reached.clear();
+      overflowed = false;
       policy = next;
       proxy = upstream;
       limits = nextLimits;

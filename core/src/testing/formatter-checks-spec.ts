@@ -36,10 +36,21 @@ const PAGE_SETTINGS = {
   proxy: true,
   recordResources: true,
   egressLimits: true,
+  isolationKey: true,
 } as const satisfies Record<keyof PageSettings, true>;
 
-/** Settings that decide where the page may reach: the core's address policy alone sets them (DESIGN §5). */
-const NETWORK_SETTINGS: readonly (keyof PageSettings)[] = ["policy", "proxy", "requestFilter", "authorization", "egressLimits"];
+/**
+ * Settings that decide where the page may reach (the core's address policy alone sets them, DESIGN
+ * §5) and whose pages it may share (the project).
+ */
+const NETWORK_SETTINGS: readonly (keyof PageSettings)[] = [
+  "policy",
+  "proxy",
+  "requestFilter",
+  "authorization",
+  "egressLimits",
+  "isolationKey",
+];
 
 /** Longest time a format may add to an attempt: an hour (the longest video and its encode fit well within). */
 const MAX_EXTRA_MS = 3_600_000;

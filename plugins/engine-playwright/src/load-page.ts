@@ -1,6 +1,7 @@
 import type { PageSettings, PageTarget } from "@renderkit/core";
 import { raceSignal, withTimeout } from "@renderkit/core";
 import {
+  type EgressSession,
   type LoadedTarget,
   loadTarget,
   type PageLoader,
@@ -9,10 +10,10 @@ import {
   ResourceLog,
   scopeCookies,
 } from "@renderkit/core/chromium";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core";
 import { translateError } from "./errors.js";
 import { addTargetHeaders, applyPageHooks, type BlockCounter } from "./request-filter.js";
-import { newContext, type SparePage } from "./spare-page.js";
+import { newContext } from "./spare-page.js";
 
 /** A Playwright page set up for the render. */
 export interface PlaywrightPage extends PreparedPage {
@@ -21,6 +22,18 @@ export interface PlaywrightPage extends PreparedPage {
 }
 
 export type LoadedPage = LoadedTarget<BrowserContext, PlaywrightPage>;
+
+/**
+ * A context and page opened before the render: a spare nobody used yet, or a page that served an
+ * earlier render of the same project and was reset (`reused`, with the DevTools session it keeps).
+ */
+export interface ReadyPage {
+  context: BrowserContext;
+  page: Page;
+  egress: EgressSession;
+  devtools?: CDPSession;
+  reused?: boolean;
+}
 
 /**
  * The `cookies` option, scoped by core's rule. Playwright refuses a path beside a url: a cookie
@@ -36,18 +49,24 @@ async function addCookies(context: BrowserContext, target: PageTarget, settings:
   await context.addCookies(cookies);
 }
 
-/** Opens the page (or takes the spare's), with every setting that must precede navigation. */
+/**
+ * Opens the page (or takes the ready one), with every setting that must precede navigation. A
+ * reused page has its per-render settings said again (headers, media), since the last render's
+ * stay; `keep`: the page may be reused, so it gets a DevTools session it keeps for its life.
+ */
 async function preparePage(
   context: BrowserContext,
   target: PageTarget,
   settings: PageSettings,
   signal: AbortSignal,
-  spare: SparePage | undefined,
+  ready: ReadyPage | undefined,
+  keep: boolean,
 ): Promise<PlaywrightPage> {
   await addCookies(context, target, settings);
   const counter: BlockCounter = { blocked: 0 };
   await applyPageHooks(context, settings, counter);
-  const page = spare?.page ?? (await raceSignal(context.newPage(), signal));
+  const page = ready?.page ?? (await raceSignal(context.newPage(), signal));
+  const reused = ready?.reused === true;
   const headers = pageHeaders(target, settings);
   await addTargetHeaders(context, page, headers.target);
   const size = page.viewportSize();
@@ -55,32 +74,36 @@ async function preparePage(
     await page.setViewportSize({ width: settings.width, height: settings.height });
   }
   // Only what may go to every origin: the caller's own headers go to the target's (`addTargetHeaders`).
-  if (Object.keys(headers.everywhere).length > 0) await page.setExtraHTTPHeaders(headers.everywhere);
+  if (reused || Object.keys(headers.everywhere).length > 0) await page.setExtraHTTPHeaders(headers.everywhere);
   page.setDefaultTimeout(settings.timeoutMs);
-  if (settings.media) await page.emulateMedia({ media: settings.media });
+  if (reused || settings.media) await page.emulateMedia({ media: settings.media ?? null });
   // A DevTools session of its own that lives as long as the page (closed with the context): the
-  // resource log, and the main document's redirects while `loadTarget` navigates.
+  // resource log, the main document's redirects while `loadTarget` navigates, a reused page's reset.
   const devtools =
-    settings.recordResources || target.url !== undefined ? await raceSignal(context.newCDPSession(page), signal) : undefined;
+    ready?.devtools ??
+    (keep || settings.recordResources || target.url !== undefined
+      ? await raceSignal(context.newCDPSession(page), signal)
+      : undefined);
   // Chromium keeps emulated media per DevTools session, and a second session on the page drops
   // the first one's for printing: say it on this session too.
-  if (devtools && settings.media)
-    await raceSignal(devtools.send("Emulation.setEmulatedMedia", { media: settings.media }), signal);
+  if (devtools && (reused || settings.media))
+    await raceSignal(devtools.send("Emulation.setEmulatedMedia", { media: settings.media ?? "" }), signal);
   const resources = settings.recordResources && devtools ? await raceSignal(ResourceLog.attach(devtools), signal) : undefined;
   return { page, counter, resources, devtools };
 }
 
-/** Playwright's calls for core's load skeleton; `spare` is a context and page opened ahead. */
+/** Playwright's calls for core's load skeleton; `ready` is a context and page opened ahead. */
 function playwrightLoader(
   browser: Browser,
   target: PageTarget,
   settings: PageSettings,
-  spare: SparePage | undefined,
+  ready: ReadyPage | undefined,
+  keep: boolean,
 ): PageLoader<BrowserContext, PlaywrightPage> {
   return {
     newContext: (egress) => newContext(browser, settings, egress),
     closeContext: (context) => context.close(),
-    preparePage: (context, signal) => preparePage(context, target, settings, signal, spare),
+    preparePage: (context, signal) => preparePage(context, target, settings, signal, ready, keep),
     watchRequests: ({ page }) => {
       return (started, ended) => {
         page.on("request", started).on("requestfinished", ended).on("requestfailed", ended);
@@ -100,21 +123,23 @@ function playwrightLoader(
     setContent: ({ page }, html, options) => page.setContent(html, { waitUntil: options.waitUntil, timeout: options.timeoutMs }),
     url: ({ page }) => page.url(),
     translate: translateError,
-    // Init scripts added to a context run in its pages' first documents, but not in a spare's: it predates them.
-    documentPredatesInitScripts: spare !== undefined,
+    // Init scripts added to a context run in its pages' first documents, but not in a ready page's: it predates them.
+    documentPredatesInitScripts: ready !== undefined,
   };
 }
 
 /**
- * Opens a context behind a fresh egress proxy (or takes the spare's), loads the target and waits
- * as asked (core's `loadTarget`). Everything opened here is closed again when loading fails.
+ * Opens a context behind a fresh egress proxy (or takes the ready one's), loads the target and
+ * waits as asked (core's `loadTarget`). Everything opened here is closed again when loading fails.
+ * `keep`: the page may serve later renders (it keeps a DevTools session for its reset).
  */
 export function loadPage(
   browser: Browser,
   target: PageTarget,
   settings: PageSettings,
   signal: AbortSignal,
-  spare?: SparePage,
+  ready?: ReadyPage,
+  keep = false,
 ): Promise<LoadedPage> {
-  return loadTarget(playwrightLoader(browser, target, settings, spare), target, settings, signal, spare);
+  return loadTarget(playwrightLoader(browser, target, settings, ready, keep), target, settings, signal, ready);
 }

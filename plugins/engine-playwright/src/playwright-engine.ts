@@ -8,20 +8,23 @@ import {
   type PageSettings,
   type PageTarget,
 } from "@renderkit/core";
-import { BrowserPool, openLeased, type PooledBrowser } from "@renderkit/core/chromium";
+import { BrowserPool, openLeased, type PageShelf, type PooledBrowser, pageShelf, reuseKey } from "@renderkit/core/chromium";
 import type { Browser } from "playwright-core";
 import { inject, injectable } from "tsyringe";
 import { connectPlaywright } from "./connection.js";
-import { loadPage } from "./load-page.js";
+import { type LoadedPage, loadPage, type ReadyPage } from "./load-page.js";
 import { PLAYWRIGHT_OPTIONS, type PlaywrightOptions } from "./options.js";
 import { PlaywrightSession } from "./playwright-session.js";
+import { discardPage, resetPage, shelfEntry } from "./reuse.js";
 import { closeSpare, openSpare, profileKey, type SparePage } from "./spare-page.js";
 
 /**
  * Engine on playwright-core and a system Chromium this engine launches itself (its own process
- * group, profile and watchdog). One warm browser; every render gets a fresh browser context
- * behind its own egress proxy; crash → relaunch; recycled after `recycleAfter` renders (all in
- * core's `BrowserPool`). With `prewarm`, the next render's context and page open in advance.
+ * group, profile and watchdog). One warm browser; a render gets a browser context behind its own
+ * egress proxy: a reset page of an earlier render of its project when its settings allow
+ * (`reuseKey`, on by default), else a fresh one; crash → relaunch; recycled after `recycleAfter`
+ * renders (all in core's `BrowserPool`). With `prewarm`, the next render's context and page open
+ * in advance.
  */
 @injectable()
 export class PlaywrightEngine implements Engine {
@@ -34,6 +37,10 @@ export class PlaywrightEngine implements Engine {
     "snapshot",
   ]);
   private readonly pool: BrowserPool<Browser>;
+  /** Reset pages waiting for the next render of their project (undefined: reuse is off). */
+  /** Renders given a reused page so far. */
+  private reused = 0;
+  private readonly shelf: PageShelf<ReadyPage> | undefined;
   /** The next render's context and page, opened while the current one runs. */
   private spare: { handle: PooledBrowser<Browser>; ready: Promise<SparePage | undefined> } | undefined;
   private closing = false;
@@ -49,8 +56,10 @@ export class PlaywrightEngine implements Engine {
       logger,
       onRetire: (handle) => {
         if (this.spare?.handle === handle) void this.dropSpare();
+        void this.shelf?.drop(handle);
       },
     });
+    this.shelf = pageShelf(options, discardPage);
   }
 
   async start(): Promise<void> {
@@ -58,7 +67,7 @@ export class PlaywrightEngine implements Engine {
   }
 
   stats(): EngineStats {
-    return this.pool.stats();
+    return { ...this.pool.stats(), idlePages: this.shelf?.size() ?? 0, reusedPages: this.reused };
   }
 
   /** Process ids of the live browsers (tests and diagnostics). */
@@ -68,11 +77,28 @@ export class PlaywrightEngine implements Engine {
 
   open(target: PageTarget, settings: PageSettings, signal: AbortSignal): Promise<PageSession> {
     return openLeased(this.pool, target, settings, signal, async (lease) => {
-      const spare = await this.takeSpare(lease.handle, settings);
-      this.refillSpare(lease.handle, settings);
-      const loaded = await loadPage(lease.browser, target, settings, signal, spare);
-      return new PlaywrightSession(loaded, settings.timeoutMs, lease.release);
+      const key = this.shelf && reuseKey(target, settings);
+      const shelved = key === undefined ? undefined : await this.shelf?.take(key, lease.handle);
+      if (shelved) this.reused++;
+      const ready = shelved ? { ...shelved.entry, reused: true } : await this.takeSpare(lease.handle, settings);
+      if (!shelved) this.refillSpare(lease.handle, settings);
+      const loaded = await loadPage(lease.browser, target, settings, signal, ready, key !== undefined).catch((error) => {
+        // The load closed the page and its context: the shelf counts one page of the key less.
+        if (key !== undefined) this.shelf?.lost(key);
+        throw error;
+      });
+      const uses = (shelved?.uses ?? 0) + 1;
+      const recycle = key === undefined ? undefined : () => this.shelve(key, lease.handle, loaded, uses);
+      return new PlaywrightSession({ ...loaded, recycle }, settings.timeoutMs, lease.release);
     });
+  }
+
+  /** Resets a page that served `uses` renders and keeps it for the next render of `key` (or closes it). */
+  private shelve(key: string, handle: PooledBrowser<Browser>, loaded: LoadedPage, uses: number): Promise<void> {
+    const entry = shelfEntry(loaded);
+    if (!this.shelf) return discardPage(entry);
+    // A browser retired before or during the reset (crash, recycle) takes its pages with it.
+    return this.shelf.put(key, handle, entry, uses, async () => handle.usable && (await resetPage(entry)) && handle.usable);
   }
 
   /** The spare, when one was made on `handle` for renders shaped like `settings`. */
@@ -101,6 +127,7 @@ export class PlaywrightEngine implements Engine {
   async close(): Promise<void> {
     this.closing = true;
     await this.dropSpare();
+    await this.shelf?.close();
     await this.pool.close();
   }
 }

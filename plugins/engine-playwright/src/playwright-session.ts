@@ -9,7 +9,7 @@ import type {
   ScreencastSettings,
   ScreenshotSettings,
 } from "@renderkit/core";
-import { ChromiumSessionBase, captureMhtml, pageCookie, startCdpScreencast } from "@renderkit/core/chromium";
+import { ChromiumSessionBase, captureMhtml, type LoadedParts, pageCookie, startCdpScreencast } from "@renderkit/core/chromium";
 import type { BrowserContext, Page } from "playwright-core";
 import { translateError } from "./errors.js";
 import type { LoadedPage } from "./load-page.js";
@@ -19,7 +19,7 @@ export class PlaywrightSession extends ChromiumSessionBase implements PageSessio
   readonly page: Page;
   readonly context: BrowserContext;
 
-  constructor(loaded: LoadedPage, timeoutMs: number, onClose: () => void) {
+  constructor(loaded: LoadedPage & Pick<LoadedParts, "recycle">, timeoutMs: number, onClose: () => void) {
     super(loaded, timeoutMs, onClose);
     this.page = loaded.page;
     this.context = loaded.context;

@@ -1,5 +1,5 @@
-import { AddressPolicy, type PageSettings, withTimeout } from "@renderkit/core";
-import { type EgressSession, openEgressSession } from "@renderkit/core/chromium";
+import { type PageSettings, withTimeout } from "@renderkit/core";
+import { type EgressSession, IDLE_POLICY, openEgressSession } from "@renderkit/core/chromium";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 
 /** A context and page opened ahead of need: a new page costs ~130-230 ms, most of a simple render. */
@@ -9,13 +9,6 @@ export interface SparePage {
   page: Page;
   egress: EgressSession;
 }
-
-/** Until a render claims it the spare may reach nothing; the claiming render's policy replaces this. */
-const REFUSE_ALL = new AddressPolicy({
-  lookup: async () => {
-    throw new Error("no render has claimed this page yet");
-  },
-});
 
 /** Settings fixed at context creation; renders with equal keys can use the same kind of spare. */
 export function profileKey(s: PageSettings): string {
@@ -53,7 +46,7 @@ export function newContext(browser: Browser, settings: PageSettings, egress: Egr
 
 /** Opens a spare for renders shaped like `settings`; resolves undefined when that fails. */
 export async function openSpare(browser: Browser, settings: PageSettings): Promise<SparePage | undefined> {
-  const egress = await openEgressSession(REFUSE_ALL);
+  const egress = await openEgressSession(IDLE_POLICY);
   let context: BrowserContext | undefined;
   try {
     context = await newContext(browser, settings, egress);

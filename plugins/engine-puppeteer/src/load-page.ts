@@ -11,7 +11,7 @@ import {
 } from "@renderkit/core/chromium";
 import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page } from "puppeteer-core";
 import { translateError } from "./errors.js";
-import { setUpPage } from "./page-setup.js";
+import { refreshPage, setUpPage } from "./page-setup.js";
 import { applyPageHooks, type BlockCounter } from "./request-filter.js";
 
 /** A Puppeteer page set up for the render. */
@@ -23,6 +23,15 @@ export interface PuppeteerPage extends PreparedPage {
 }
 
 export type LoadedPage = LoadedTarget<BrowserContext, PuppeteerPage>;
+
+/** A page that served an earlier render of the same project and was reset, with its session and proxy. */
+export interface ReusedPage {
+  context: BrowserContext;
+  page: Page;
+  cdp: CDPSession;
+  egress: EgressSession;
+  reused: true;
+}
 
 /**
  * A context whose every connection, loopback included, goes through `egress`. Chromium sends
@@ -43,9 +52,15 @@ async function preparePage(
   target: PageTarget,
   settings: PageSettings,
   signal: AbortSignal,
+  reused: ReusedPage | undefined,
 ): Promise<PuppeteerPage> {
-  const page = await raceSignal(context.newPage(), signal);
   const headers = pageHeaders(target, settings);
+  if (reused) {
+    const { page, cdp } = reused;
+    await raceSignal(refreshPage(page, cdp, target, settings, headers.everywhere), signal);
+    return { page, cdp, counter: { blocked: 0 }, devtools: cdp };
+  }
+  const page = await raceSignal(context.newPage(), signal);
   const cdp = await raceSignal(setUpPage(page, target, settings, headers.everywhere), signal);
   const resources = settings.recordResources ? await raceSignal(ResourceLog.attach(cdp), signal) : undefined;
   const counter: BlockCounter = { blocked: 0 };
@@ -63,11 +78,12 @@ function puppeteerLoader(
   browser: Browser,
   target: PageTarget,
   settings: PageSettings,
+  reused: ReusedPage | undefined,
 ): PageLoader<BrowserContext, PuppeteerPage> {
   return {
     newContext: (egress) => newContext(browser, egress),
     closeContext: (context) => context.close(),
-    preparePage: (context, signal) => preparePage(context, target, settings, signal),
+    preparePage: (context, signal) => preparePage(context, target, settings, signal, reused),
     watchRequests: ({ page }) => {
       return (started, ended) => {
         // The browser's own favicon fetch is no request of the page (Playwright does not report it),
@@ -96,9 +112,15 @@ function puppeteerLoader(
 }
 
 /**
- * Opens a context behind a fresh egress proxy, loads the target and waits as asked (core's
- * `loadTarget`). Everything opened here is closed again when loading fails.
+ * Opens a context behind a fresh egress proxy (or takes a reused page's), loads the target and
+ * waits as asked (core's `loadTarget`). Everything opened here is closed again when loading fails.
  */
-export function loadPage(browser: Browser, target: PageTarget, settings: PageSettings, signal: AbortSignal): Promise<LoadedPage> {
-  return loadTarget(puppeteerLoader(browser, target, settings), target, settings, signal);
+export function loadPage(
+  browser: Browser,
+  target: PageTarget,
+  settings: PageSettings,
+  signal: AbortSignal,
+  reused?: ReusedPage,
+): Promise<LoadedPage> {
+  return loadTarget(puppeteerLoader(browser, target, settings, reused), target, settings, signal, reused);
 }

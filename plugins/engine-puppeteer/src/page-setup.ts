@@ -17,8 +17,6 @@ export async function setUpPage(
   settings: PageSettings,
   everywhere: Record<string, string>,
 ): Promise<CDPSession> {
-  // Through DevTools: `Network.setCookies` takes a `url` for host-only cookies, as Playwright's `addCookies` does.
-  const cookies = scopeCookies(settings.cookies, target);
   const cdp = await page.createCDPSession();
   page.setDefaultTimeout(settings.timeoutMs);
   page.setDefaultNavigationTimeout(settings.timeoutMs);
@@ -30,15 +28,7 @@ export async function setUpPage(
     page.setBypassServiceWorker(true),
     // Page events on this session: the session hears of a new document in the main frame.
     cdp.send("Page.enable"),
-    // One call for type and features: Puppeteer's emulateMediaType and emulateMediaFeatures both
-    // send `setEmulatedMedia`, and each call resets what the other set.
-    cdp.send("Emulation.setEmulatedMedia", {
-      media: settings.media ?? "",
-      features: [
-        { name: "prefers-color-scheme", value: settings.colorScheme },
-        { name: "prefers-reduced-motion", value: settings.reducedMotion ? "reduce" : "no-preference" },
-      ],
-    }),
+    emulateMedia(cdp, settings),
   ];
   if (settings.userAgent !== undefined || settings.locale !== undefined) {
     // An empty userAgent keeps the browser's own and still applies acceptLanguage.
@@ -50,7 +40,7 @@ export async function setUpPage(
   if (settings.timezone) steps.push(page.emulateTimezone(settings.timezone));
   if (!settings.javaScriptEnabled) steps.push(page.setJavaScriptEnabled(false));
   if (Object.keys(everywhere).length > 0) steps.push(page.setExtraHTTPHeaders(everywhere));
-  if (cookies.length > 0) steps.push(cdp.send("Network.setCookies", { cookies }));
+  steps.push(setCookies(cdp, target, settings));
   if (settings.geolocation) {
     // `*`: granted to every origin the page and its frames load, as Playwright's grant without origin.
     const grant = { permission: { name: "geolocation" as const }, state: "granted" as const };
@@ -58,4 +48,53 @@ export async function setUpPage(
   }
   await Promise.all(steps);
   return cdp;
+}
+
+/**
+ * One call for type and features: Puppeteer's emulateMediaType and emulateMediaFeatures both send
+ * `setEmulatedMedia`, and each call resets what the other set.
+ */
+function emulateMedia(cdp: CDPSession, settings: PageSettings): Promise<unknown> {
+  return cdp.send("Emulation.setEmulatedMedia", {
+    media: settings.media ?? "",
+    features: [
+      { name: "prefers-color-scheme", value: settings.colorScheme },
+      { name: "prefers-reduced-motion", value: settings.reducedMotion ? "reduce" : "no-preference" },
+    ],
+  });
+}
+
+/** Through DevTools: `Network.setCookies` takes a `url` for host-only cookies, as Playwright's `addCookies` does. */
+async function setCookies(cdp: CDPSession, target: PageTarget, settings: PageSettings): Promise<void> {
+  const cookies = scopeCookies(settings.cookies, target);
+  if (cookies.length > 0) await cdp.send("Network.setCookies", { cookies });
+}
+
+/**
+ * Says a reused page's per-render settings again on the session it kept (`setUpPage` made it): the
+ * viewport, media, extra headers, cookies and timeouts. The rest (user agent, locale, time zone,
+ * JavaScript, colour scheme, motion, device scale) is the same for every render that may reuse
+ * the page (`reuseKey`), and the reset cleared the last render's cookies.
+ */
+export async function refreshPage(
+  page: Page,
+  cdp: CDPSession,
+  target: PageTarget,
+  settings: PageSettings,
+  everywhere: Record<string, string>,
+): Promise<void> {
+  page.setDefaultTimeout(settings.timeoutMs);
+  page.setDefaultNavigationTimeout(settings.timeoutMs);
+  const size = page.viewport();
+  const steps: Promise<unknown>[] = [
+    emulateMedia(cdp, settings),
+    page.setExtraHTTPHeaders(everywhere),
+    setCookies(cdp, target, settings),
+  ];
+  if (size?.width !== settings.width || size?.height !== settings.height) {
+    steps.push(
+      page.setViewport({ width: settings.width, height: settings.height, deviceScaleFactor: settings.deviceScaleFactor }),
+    );
+  }
+  await Promise.all(steps);
 }

@@ -10,8 +10,16 @@ import {
   type ScreenshotSettings,
   withTimeout,
 } from "@renderkit/core";
-import { ChromiumSessionBase, captureMhtml, pageCookie, startCdpScreencast } from "@renderkit/core/chromium";
-import { type BrowserContext, type CDPSession, type ElementHandle, type KeyInput, type Page, TimeoutError } from "puppeteer-core";
+import { ChromiumSessionBase, captureMhtml, type LoadedParts, pageCookie, startCdpScreencast } from "@renderkit/core/chromium";
+import {
+  type BrowserContext,
+  type CDPSession,
+  type ElementHandle,
+  type KeyInput,
+  type Page,
+  type Protocol,
+  TimeoutError,
+} from "puppeteer-core";
 import { isGone, translateError } from "./errors.js";
 import type { LoadedPage } from "./load-page.js";
 
@@ -35,7 +43,7 @@ export class PuppeteerSession extends ChromiumSessionBase implements PageSession
   /** The page's own DevTools session; attached while the page lives, since its overrides (locale, media) end with it. */
   readonly cdp: CDPSession;
 
-  constructor(loaded: LoadedPage, timeoutMs: number, onClose: () => void) {
+  constructor(loaded: LoadedPage & Pick<LoadedParts, "recycle">, timeoutMs: number, onClose: () => void) {
     super(loaded, timeoutMs, onClose);
     this.page = loaded.page;
     this.context = loaded.context;
@@ -51,24 +59,39 @@ export class PuppeteerSession extends ChromiumSessionBase implements PageSession
       })
       .catch(() => undefined);
     const main = () => mainFrameId;
-    this.cdp.on("Page.frameNavigated", (event) => {
+    const navigated = (event: Protocol.Page.FrameNavigatedEvent) => {
       if (event.frame.parentId) return;
       mainFrameId = event.frame.id;
       this.documentReplaced();
-    });
-    this.cdp.on("Page.frameStartedLoading", (event) => {
+    };
+    const started = (event: Protocol.Page.FrameStartedLoadingEvent) => {
       if (event.frameId !== main() || this.loading) return;
       let done = () => {};
       const promise = new Promise<void>((resolve) => {
         done = resolve;
       });
       this.loading = { promise, resolve: done };
-    });
-    this.cdp.on("Page.frameStoppedLoading", (event) => {
+    };
+    const stopped = (event: Protocol.Page.FrameStoppedLoadingEvent) => {
       if (event.frameId !== main()) return;
       this.loading?.resolve();
       this.loading = undefined;
-    });
+    };
+    this.cdp.on("Page.frameNavigated", navigated);
+    this.cdp.on("Page.frameStartedLoading", started);
+    this.cdp.on("Page.frameStoppedLoading", stopped);
+    // The page may serve another render (its session stays): stop listening when this one ends.
+    this.unlisten = () => {
+      this.cdp.off("Page.frameNavigated", navigated);
+      this.cdp.off("Page.frameStartedLoading", started);
+      this.cdp.off("Page.frameStoppedLoading", stopped);
+    };
+  }
+
+  private readonly unlisten: () => void;
+
+  protected override detach(): void {
+    this.unlisten();
   }
 
   /** While the main frame loads a document the page navigated to itself. */

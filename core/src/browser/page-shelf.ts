@@ -1,0 +1,296 @@
+import type { PageSettings, PageTarget } from "../contracts/engine.js";
+import { AddressPolicy } from "../network/address-policy.js";
+import { pageHeaders } from "../network/authorization.js";
+import { withTimeout } from "../util/timeout.js";
+
+/**
+ * Page reuse. A render whose settings leave nothing on the page that outlives it (no request
+ * filter, init scripts, geolocation, caller headers, upstream proxy or resource log) may hand its
+ * browser context and page to the next render with the same key once it ended and the page was
+ * reset: navigated to `about:blank`, its cookies, storage of every origin it reached, HTTP cache,
+ * history and `window.name` cleared (`resetChromiumPage`), other pages of its context closed. The key starts with the isolation key
+ * (the project): renders of different projects never share a context. A reused page keeps its
+ * renderer process, which saves most of a simple render (a new context's first page costs a new
+ * process and ~150 ms).
+ */
+export function reuseKey(target: PageTarget, settings: PageSettings): string | undefined {
+  if (
+    settings.requestFilter ||
+    settings.initScripts?.length ||
+    settings.geolocation ||
+    settings.authorization ||
+    settings.proxy ||
+    settings.recordResources ||
+    pageHeaders(target, settings).target
+  ) {
+    return undefined;
+  }
+  // The settings a context or a page's emulation fixes; the rest is said again for every render.
+  return JSON.stringify([
+    settings.isolationKey ?? "",
+    settings.deviceScaleFactor,
+    settings.userAgent,
+    settings.locale,
+    settings.timezone,
+    settings.colorScheme,
+    settings.reducedMotion,
+    settings.javaScriptEnabled,
+  ]);
+}
+
+/**
+ * The policy of a page no render holds (a spare, a page on the shelf): it may reach nothing. The
+ * render that takes the page gives the egress session its own.
+ */
+export const IDLE_POLICY = new AddressPolicy({
+  lookup: async () => {
+    throw new Error("no render holds this page");
+  },
+});
+
+/** How long a page may take to answer before its reset gives up on it. */
+const RESPONSIVE_MS = 1_000;
+
+/** A DevTools session on the page being reset (the drivers' sessions all fit). */
+export interface ResetChannel {
+  // biome-ignore lint/suspicious/noExplicitAny: each command has its own parameters and answer
+  send(method: any, params?: any): Promise<unknown>;
+}
+
+/**
+ * Permissions a page can ask for by itself. Headless Chromium refuses such a request, and the
+ * refusal stays with the browser context ("denied" from then on); no DevTools command clears it,
+ * but an override set for every origin takes precedence: the reset sets each back to "prompt".
+ */
+const PROMPT_PERMISSIONS = [
+  "notifications",
+  "geolocation",
+  "camera",
+  "microphone",
+  "midi",
+  "persistent-storage",
+  "clipboard-read",
+  "clipboard-write",
+  "background-sync",
+  "screen-wake-lock",
+  "storage-access",
+  "window-management",
+  "local-fonts",
+  "idle-detection",
+];
+
+/** Sets every permission a page could have asked for back to "prompt" in the page's browser context. */
+async function resetPermissions(cdp: ResetChannel): Promise<void> {
+  const { targetInfo } = (await cdp.send("Target.getTargetInfo")) as { targetInfo: { browserContextId?: string } };
+  const browserContextId = targetInfo.browserContextId;
+  // Unknown names (an older Chromium) are refused one by one; the others still apply.
+  await Promise.allSettled(
+    PROMPT_PERMISSIONS.map((name) =>
+      cdp.send("Browser.setPermission", { permission: { name }, setting: "prompt", browserContextId }),
+    ),
+  );
+}
+
+/**
+ * Checks that the page answers, navigates it to `about:blank` (its document unloads: no script
+ * of the render runs on), then clears what the render left in its browser context: every cookie
+ * of the context, the storage of `origins` (local and session storage, IndexedDB, Cache Storage,
+ * service workers, file systems), the HTTP cache, permission answers, the tab's history and its
+ * `window.name`. Throws when a step fails: the page must then be closed, not reused.
+ */
+export async function resetChromiumPage(cdp: ResetChannel, origins: Iterable<string>): Promise<void> {
+  // A page still running a script (a render aborted over a busy loop) does not answer: it is closed.
+  await withTimeout(cdp.send("Runtime.evaluate", { expression: "0" }), RESPONSIVE_MS);
+  const navigated = (await cdp.send("Page.navigate", { url: "about:blank" })) as { errorText?: string } | undefined;
+  if (navigated?.errorText) throw new Error(`about:blank: ${navigated.errorText}`);
+  // Runs in the new document: it waits until `about:blank` committed.
+  const steps: Promise<unknown>[] = [
+    cdp.send("Runtime.evaluate", { expression: "window.name = ''" }),
+    cdp.send("Network.clearBrowserCookies"),
+    cdp.send("Network.clearBrowserCache"),
+    resetPermissions(cdp),
+  ];
+  for (const origin of origins) steps.push(cdp.send("Storage.clearDataForOrigin", { origin, storageTypes: "all" }));
+  await Promise.all(steps);
+  await cdp.send("Page.resetNavigationHistory");
+}
+
+/** Renders one reused page serves before it is closed. */
+const MAX_USES = 100;
+/** An idle page is closed after this long. */
+const IDLE_MS = 60_000;
+
+/** The engine's shelf for `options` (undefined when reuse is off), closing pages with `discard`. */
+export function pageShelf<E>(
+  options: { reusePages?: number | false; concurrency?: number },
+  discard: (entry: E) => Promise<void>,
+): PageShelf<E> | undefined {
+  const maxIdle = options.reusePages === false ? 0 : (options.reusePages ?? options.concurrency ?? 4);
+  return maxIdle > 0 ? new PageShelf({ maxIdle, maxUses: MAX_USES, idleMs: IDLE_MS, discard }) : undefined;
+}
+
+/** A page on the shelf: what the engine keeps of it, how often it rendered, and its browser. */
+interface Shelved<E> {
+  key: string;
+  entry: E;
+  uses: number;
+  owner: object;
+  timer: NodeJS.Timeout;
+}
+
+export interface PageShelfOptions<E> {
+  /** Pages kept idle at most (the oldest goes first). */
+  maxIdle: number;
+  /** Renders one page serves before it is closed (bounds what a renderer process accumulates). */
+  maxUses: number;
+  /** An idle page is closed after this long. */
+  idleMs: number;
+  /** Closes a page that leaves the shelf without being taken. */
+  discard(entry: E): Promise<void>;
+}
+
+/** Pages of one key: alive (in a render, being reset or idle), and in a render now. */
+interface KeyCount {
+  live: number;
+  active: number;
+}
+
+/** Times a render waits for a reset under way before it opens a page of its own. */
+const MAX_WAITS = 3;
+
+/**
+ * Idle reset pages, by reuse key, each tied to the browser (`owner`) it lives in. `take` gives the
+ * most recently shelved page of a key. A page being reset is on its way back: a render finding
+ * none idle opens one page more than its key has in renders, so that at any concurrency one
+ * page of the key can be reset while the others render (a render after a render does not wait
+ * for the reset, ~50 ms); beyond that, it waits for a reset rather than open a context (~150 ms).
+ * Every method runs synchronously apart from the awaited resets, so the counts stay exact.
+ */
+export class PageShelf<E> {
+  private readonly idle: Shelved<E>[] = [];
+  /** Resets under way, by key: a page that may land on the shelf any moment. */
+  private readonly pending = new Map<string, Set<Promise<unknown>>>();
+  private readonly counts = new Map<string, KeyCount>();
+  private closed = false;
+
+  constructor(private readonly options: PageShelfOptions<E>) {}
+
+  /**
+   * An idle page of `key` in `owner` for a render, with the number of renders it served; or
+   * undefined: the render opens the page itself, and tells `lost` if it never hands it to `put`.
+   */
+  async take(key: string, owner: object): Promise<{ entry: E; uses: number } | undefined> {
+    const count = this.count(key);
+    for (let waits = 0; ; waits++) {
+      const found = this.pick(key, owner);
+      if (found) {
+        count.active++;
+        return found;
+      }
+      const resetting = this.pending.get(key);
+      if (!resetting?.size || waits >= MAX_WAITS || count.live < count.active + 2) break;
+      await withTimeout(Promise.race(resetting), 2_000).catch(() => undefined);
+    }
+    count.live++;
+    count.active++;
+    return undefined;
+  }
+
+  /** A page `take` handed out (or let the render open) is gone without a `put`: its load failed. */
+  lost(key: string): void {
+    const count = this.count(key);
+    count.active--;
+    this.gone(key);
+  }
+
+  private pick(key: string, owner: object): { entry: E; uses: number } | undefined {
+    for (let i = this.idle.length - 1; i >= 0; i--) {
+      const item = this.idle[i];
+      if (item?.key !== key || item.owner !== owner) continue;
+      this.idle.splice(i, 1);
+      clearTimeout(item.timer);
+      return { entry: item.entry, uses: item.uses };
+    }
+    return undefined;
+  }
+
+  /**
+   * Shelves a page after its render (`uses` renders so far) once `reset` resolves true; discards
+   * it when the reset fails or says no, when it served `maxUses`, or when the shelf is closed.
+   * Resolves when done.
+   */
+  async put(key: string, owner: object, entry: E, uses: number, reset: () => Promise<boolean>): Promise<void> {
+    this.count(key).active--;
+    if (this.closed || uses >= this.options.maxUses) return this.discard(key, entry);
+    const resetting = reset().catch(() => false);
+    const waiting = this.pending.get(key) ?? new Set();
+    this.pending.set(key, waiting);
+    waiting.add(resetting);
+    let ok: boolean;
+    try {
+      ok = await resetting;
+    } finally {
+      waiting.delete(resetting);
+      if (waiting.size === 0) this.pending.delete(key);
+    }
+    if (!ok || this.closed) return this.discard(key, entry);
+    const timer = setTimeout(() => this.evict((item) => item.entry === entry), this.options.idleMs);
+    timer.unref();
+    this.idle.push({ key, entry, uses, owner, timer });
+    while (this.idle.length > this.options.maxIdle) void this.evictAt(0);
+  }
+
+  /** Closes the idle pages of `owner` (a browser that is retired), or every idle page. */
+  drop(owner?: object): Promise<void> {
+    return this.evict((item) => owner === undefined || item.owner === owner);
+  }
+
+  /** Idle pages now. */
+  size(): number {
+    return this.idle.length;
+  }
+
+  /** Closes every idle page, and each page whose reset ends later. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.pending.values()].flatMap((set) => [...set]));
+    await this.drop();
+  }
+
+  private count(key: string): KeyCount {
+    let count = this.counts.get(key);
+    if (!count) {
+      count = { live: 0, active: 0 };
+      this.counts.set(key, count);
+    }
+    return count;
+  }
+
+  /** One page of `key` less; a key with none left is forgotten. */
+  private gone(key: string): void {
+    const count = this.count(key);
+    count.live--;
+    if (count.live <= 0 && count.active <= 0) this.counts.delete(key);
+  }
+
+  private discard(key: string, entry: E): Promise<void> {
+    this.gone(key);
+    return this.options.discard(entry).catch(() => undefined);
+  }
+
+  private async evict(match: (item: Shelved<E>) => boolean): Promise<void> {
+    const gone: Promise<void>[] = [];
+    for (let i = this.idle.length - 1; i >= 0; i--) {
+      const item = this.idle[i];
+      if (item && match(item)) gone.push(this.evictAt(i));
+    }
+    await Promise.all(gone);
+  }
+
+  private evictAt(index: number): Promise<void> {
+    const [item] = this.idle.splice(index, 1);
+    if (!item) return Promise.resolve();
+    clearTimeout(item.timer);
+    return this.discard(item.key, item.entry);
+  }
+}

@@ -1,0 +1,144 @@
+import { AddressPolicy, type PageSettings } from "@renderkit/core";
+import { PageShelf, pageShelf, reuseKey } from "@renderkit/core/chromium";
+import { describe, expect, it } from "vitest";
+
+const BASE: PageSettings = {
+  width: 1280,
+  height: 1024,
+  deviceScaleFactor: 1,
+  headers: {},
+  cookies: [],
+  colorScheme: "light",
+  reducedMotion: false,
+  javaScriptEnabled: true,
+  waitUntil: "loaded",
+  timeoutMs: 30_000,
+  policy: new AddressPolicy(),
+  isolationKey: "project-a",
+};
+const URL_TARGET = { url: "https://example.com/" };
+
+describe("reuseKey (which renders may share a reset page)", () => {
+  it("differs by project and by what the context fixes, not by what each render says again", () => {
+    const key = reuseKey(URL_TARGET, BASE);
+    expect(key).toBeDefined();
+    expect(reuseKey(URL_TARGET, { ...BASE, isolationKey: "project-b" })).not.toBe(key);
+    expect(reuseKey(URL_TARGET, { ...BASE, deviceScaleFactor: 2 })).not.toBe(key);
+    expect(reuseKey(URL_TARGET, { ...BASE, userAgent: "bot" })).not.toBe(key);
+    expect(reuseKey(URL_TARGET, { ...BASE, timezone: "Europe/Paris" })).not.toBe(key);
+    expect(reuseKey(URL_TARGET, { ...BASE, javaScriptEnabled: false })).not.toBe(key);
+    expect(reuseKey({ url: "https://other.example/" }, { ...BASE, width: 400, media: "print", waitUntil: "domloaded" })).toBe(
+      key,
+    );
+    expect(reuseKey({ html: "<p>hi</p>" }, { ...BASE, cookies: [{ name: "a", value: "b", domain: "example.com" }] })).toBe(key);
+  });
+
+  it("is undefined when the render leaves hooks on the page that outlive it", () => {
+    const hooked: Partial<PageSettings>[] = [
+      { requestFilter: () => false },
+      { initScripts: ["window.x = 1"] },
+      { geolocation: { latitude: 1, longitude: 2, accuracy: 0 } },
+      { authorization: { origin: "https://example.com", value: "Bearer t" } },
+      { proxy: { host: "proxy.example", port: 8080 } },
+      { recordResources: true },
+      { headers: { "x-api-key": "k" } },
+    ];
+    for (const extra of hooked) expect(reuseKey(URL_TARGET, { ...BASE, ...extra }), JSON.stringify(extra)).toBeUndefined();
+    // accept-language goes to every origin: no interception, the page may be reused.
+    expect(reuseKey(URL_TARGET, { ...BASE, headers: { "accept-language": "fr" } })).toBeDefined();
+  });
+});
+
+describe("PageShelf", () => {
+  const owner = {};
+  const shelfWith = (discarded: string[], maxIdle = 2, maxUses = 3) =>
+    new PageShelf<string>({ maxIdle, maxUses, idleMs: 60_000, discard: async (entry) => void discarded.push(entry) });
+
+  /** What a render does: takes a page (none: it opens one), then hands it back. */
+  const render = async (shelf: PageShelf<string>, entry: string, reset: () => Promise<boolean>, key = "a", by = owner) => {
+    await shelf.take(key, by);
+    await shelf.put(key, by, entry, 1, reset);
+  };
+
+  it("gives a page back to its key and owner only, once", async () => {
+    const shelf = shelfWith([]);
+    await render(shelf, "page-1", async () => true);
+    expect(await shelf.take("b", owner)).toBeUndefined();
+    expect(await shelf.take("a", {})).toBeUndefined();
+    expect(await shelf.take("a", owner)).toEqual({ entry: "page-1", uses: 1 });
+    expect(await shelf.take("a", owner)).toBeUndefined();
+  });
+
+  it("closes a page whose reset failed or said no, one that served its uses, and the oldest over the idle limit", async () => {
+    const discarded: string[] = [];
+    const shelf = shelfWith(discarded);
+    await render(shelf, "failed", async () => {
+      throw new Error("gone");
+    });
+    await render(shelf, "refused", async () => false);
+    await shelf.take("a", owner);
+    await shelf.put("a", owner, "worn", 3, async () => true);
+    // Three renders at once, each with its own page, handed back in turn.
+    for (let i = 0; i < 3; i++) await shelf.take("a", owner);
+    for (const entry of ["old", "mid", "new"]) await shelf.put("a", owner, entry, 1, async () => true);
+    expect(discarded).toEqual(["failed", "refused", "worn", "old"]);
+    expect(shelf.size()).toBe(2);
+    expect((await shelf.take("a", owner))?.entry).toBe("new");
+  });
+
+  it("opens one page more than the key has in renders, then waits for a reset under way", async () => {
+    const shelf = shelfWith([]);
+    const finish: ((ok: boolean) => void)[] = [];
+    const slowReset = () => new Promise<boolean>((resolve) => finish.push(resolve));
+    // One render at a time: while the only page resets, the next render opens a second one.
+    expect(await shelf.take("a", owner)).toBeUndefined();
+    const first = shelf.put("a", owner, "first", 1, slowReset);
+    expect(await shelf.take("a", owner)).toBeUndefined();
+    const second = shelf.put("a", owner, "second", 1, slowReset);
+    // Two pages, both resetting, no render: the third render waits for a reset instead of a third page.
+    const third = shelf.take("a", owner);
+    finish[0]?.(true);
+    await first;
+    expect((await third)?.entry).toBe("first");
+    finish[1]?.(true);
+    await second;
+  });
+
+  it("forgets a page whose load failed", async () => {
+    const shelf = shelfWith([]);
+    await shelf.take("a", owner);
+    shelf.lost("a");
+    // One page of the key is alive, resetting: the next render opens another rather than wait.
+    await shelf.take("a", owner);
+    let finish: (ok: boolean) => void = () => {};
+    const resetting = shelf.put("a", owner, "p", 1, () => new Promise<boolean>((resolve) => (finish = resolve)));
+    expect(await shelf.take("a", owner)).toBeUndefined();
+    finish(true);
+    await resetting;
+  });
+
+  it("drops a retired browser's pages and closes everything on close, a late reset included", async () => {
+    const discarded: string[] = [];
+    const shelf = shelfWith(discarded, 4);
+    const retired = {};
+    await render(shelf, "on-retired", async () => true, "a", retired);
+    await render(shelf, "kept", async () => true);
+    await shelf.drop(retired);
+    expect(discarded).toEqual(["on-retired"]);
+    let finish: (ok: boolean) => void = () => {};
+    await shelf.take("b", owner);
+    const late = shelf.put("b", owner, "late", 1, () => new Promise<boolean>((resolve) => (finish = resolve)));
+    const closing = shelf.close();
+    finish(true);
+    await Promise.all([late, closing]);
+    expect(discarded.sort()).toEqual(["kept", "late", "on-retired"]);
+    expect(shelf.size()).toBe(0);
+  });
+
+  it("is off with reusePages 0 or false, and keeps `concurrency` pages by default", () => {
+    const discard = async () => {};
+    expect(pageShelf({ reusePages: false }, discard)).toBeUndefined();
+    expect(pageShelf({ reusePages: 0 }, discard)).toBeUndefined();
+    expect(pageShelf({ concurrency: 3 }, discard)).toBeInstanceOf(PageShelf);
+  });
+});

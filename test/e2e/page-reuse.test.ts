@@ -1,0 +1,180 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { browserEngine, forEachEngine, startRenderer, type TestRenderer } from "../helpers/setup.js";
+
+/**
+ * Renders may reuse a reset page of an earlier render of their project (issue 15). These checks
+ * try to see, from a later render, everything an earlier one could leave behind: cookies (set by
+ * the server, by script and by the `cookies` option), local and session storage, IndexedDB, Cache
+ * Storage, a service worker, the HTTP cache, permissions, the tab's history and `window.name`.
+ * The later render must see what a brand-new page sees, whether it reused the page (same project,
+ * which the engine's counter proves happened) or not (another project: never the same context).
+ */
+
+/** What `/read` reports about the browser state its page can see. */
+interface SeenState {
+  cookie: string;
+  local: string | null;
+  session: string | null;
+  databases: string[];
+  caches: string[];
+  workers: number;
+  history: number;
+  name: string;
+  notifications: string;
+  geolocation: string;
+}
+
+const WRITE_PAGE = `<!doctype html><body><script>
+(async () => {
+  document.cookie = "js_cookie=1; max-age=3600";
+  localStorage.setItem("left", "behind");
+  sessionStorage.setItem("left", "behind");
+  await new Promise((done) => {
+    const open = indexedDB.open("left-behind", 1);
+    open.onupgradeneeded = () => open.result.createObjectStore("x");
+    open.onsuccess = () => { open.result.close(); done(); };
+    open.onerror = () => done();
+  });
+  await (await caches.open("left-behind")).put("/cached-item", new Response("kept"));
+  await navigator.serviceWorker.register("/sw.js").catch(() => undefined);
+  await fetch("/cached.js");
+  await Notification.requestPermission().catch(() => undefined);
+  history.pushState({}, "", "?step=2");
+  history.pushState({}, "", "?step=3");
+  window.name = "left-behind";
+  document.body.insertAdjacentHTML("beforeend", "<p id=done>done</p>");
+})();
+</script></body>`;
+
+const READ_PAGE = `<!doctype html><body><script>
+(async () => {
+  const permission = async (name) => (await navigator.permissions.query({ name }).catch(() => ({ state: "error" }))).state;
+  const state = {
+    cookie: document.cookie,
+    local: localStorage.getItem("left"),
+    session: sessionStorage.getItem("left"),
+    databases: (await indexedDB.databases()).map((d) => d.name),
+    caches: await caches.keys(),
+    workers: (await navigator.serviceWorker.getRegistrations()).length,
+    history: history.length,
+    name: window.name,
+    notifications: await permission("notifications"),
+    geolocation: await permission("geolocation"),
+  };
+  await fetch("/cached.js");
+  await fetch("/report", { method: "POST", body: JSON.stringify(state) });
+  document.body.insertAdjacentHTML("beforeend", "<p id=done>done</p>");
+})();
+</script></body>`;
+
+const SITE: Record<string, { type: string; body: string; headers?: Record<string, string> }> = {
+  "/write": { type: "text/html", body: WRITE_PAGE, headers: { "set-cookie": "server_cookie=1; Path=/; Max-Age=3600" } },
+  "/read": { type: "text/html", body: READ_PAGE },
+  "/sw.js": { type: "text/javascript", body: "self.addEventListener('fetch', () => {});" },
+  "/cached.js": { type: "text/javascript", body: "1", headers: { "cache-control": "max-age=3600" } },
+};
+
+/** A site on loopback that records the state reports, the Cookie headers and the cacheable fetches. */
+class StateSite {
+  reports: SeenState[] = [];
+  cookieHeaders: (string | undefined)[] = [];
+  cachedFetches = 0;
+  private server: Server | undefined;
+
+  async start(): Promise<string> {
+    this.server = createServer((req, res) => this.answer(req, res));
+    await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
+    return `127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  private answer(req: IncomingMessage, res: ServerResponse): void {
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    if (path === "/report") {
+      let body = "";
+      req.on("data", (chunk: Buffer) => {
+        body += chunk;
+      });
+      req.on("end", () => {
+        this.reports.push(JSON.parse(body) as SeenState);
+        res.writeHead(204).end();
+      });
+      return;
+    }
+    if (path === "/read") this.cookieHeaders.push(req.headers.cookie);
+    if (path === "/cached.js") this.cachedFetches++;
+    const file = SITE[path];
+    if (file) res.writeHead(200, { "content-type": file.type, ...file.headers }).end(file.body);
+    else res.writeHead(404).end();
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
+
+forEachEngine((engine) => {
+  describe("a reused page shows nothing of earlier renders", () => {
+    const site = new StateSite();
+    let host = "";
+    let started: TestRenderer | undefined;
+    const SMALL = { width: 320, height: 200, wait_for: "#done", format: "png" };
+
+    beforeAll(async () => {
+      host = await site.start();
+      // One page at a time, so a later render of the same project is handed the earlier one's page.
+      started = await startRenderer([host], { concurrency: 1 }, engine);
+    });
+    afterAll(async () => {
+      await started?.close();
+      await site.close();
+    });
+
+    const render = (path: string, projectId: string, extra: Record<string, unknown> = {}) =>
+      started?.renderer.render({ url: `http://${host}${path}`, ...SMALL, ...extra }, { job: { projectId } });
+    const reused = () => (started ? (browserEngine(started.renderer).stats().reusedPages ?? 0) : 0);
+
+    /** Reads the state from a page of `projectId`: what it reports, the Cookie header, and whether the cacheable script was fetched again. */
+    async function read(projectId: string): Promise<{ seen: SeenState; cookie: string | undefined; refetched: boolean }> {
+      const fetches = site.cachedFetches;
+      await render("/read", projectId);
+      const seen = site.reports.at(-1);
+      if (!seen) throw new Error("the read page reported nothing");
+      return { seen, cookie: site.cookieHeaders.at(-1), refetched: site.cachedFetches > fetches };
+    }
+
+    it("in the same project: the page is reused, and reset", async () => {
+      const fresh = await read("project-a");
+      const before = reused();
+      await render("/write", "project-a", { cookies: ["option_cookie=1"] });
+      const after = await read("project-a");
+      // The write and the read were both handed a reset page: reuse really happened.
+      expect(reused() - before).toBe(2);
+      expect(after.seen).toEqual(fresh.seen);
+      expect(after.cookie).toBeUndefined();
+      expect(after.refetched).toBe(true);
+    });
+
+    it("across projects: nothing of project a reaches project b", async () => {
+      const fresh = await read("project-b");
+      await render("/write", "project-a");
+      const after = await read("project-b");
+      expect(after.seen).toEqual(fresh.seen);
+      expect(after.cookie).toBeUndefined();
+      expect(after.refetched).toBe(true);
+      // A project's first render is never handed another project's page, however many are idle.
+      const before = reused();
+      await read("project-d");
+      expect(reused()).toBe(before);
+    });
+
+    it("a render that may not reuse pages (geolocation granted) leaves no permission behind", async () => {
+      const fresh = await read("project-c");
+      await render("/write", "project-c", { latitude: 48.85, longitude: 2.35 });
+      const after = await read("project-c");
+      expect(after.seen).toEqual(fresh.seen);
+      expect(after.seen.geolocation).not.toBe("granted");
+    });
+  });
+});
