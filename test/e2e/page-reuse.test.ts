@@ -133,7 +133,9 @@ forEachEngine((engine) => {
 
     const render = (path: string, projectId: string, extra: Record<string, unknown> = {}) =>
       started?.renderer.render({ url: `http://${host}${path}`, ...SMALL, ...extra }, { job: { projectId } });
-    const reused = () => (started ? (browserEngine(started.renderer).stats().reusedPages ?? 0) : 0);
+    const stats = () => (started ? browserEngine(started.renderer).stats() : undefined);
+    const reused = () => stats()?.reusedPages ?? 0;
+    const idle = () => stats()?.idlePages ?? 0;
 
     /** Reads the state from a page of `projectId`: what it reports, the Cookie header, and whether the cacheable script was fetched again. */
     async function read(projectId: string): Promise<{ seen: SeenState; cookie: string | undefined; refetched: boolean }> {
@@ -147,7 +149,10 @@ forEachEngine((engine) => {
     it("in the same project: the page is reused, and reset", async () => {
       const fresh = await read("project-a");
       const before = reused();
+      // Each render waits until the page before it is reset and idle, so it is handed that page.
+      await expect.poll(idle).toBe(1);
       await render("/write", "project-a", { cookies: ["option_cookie=1"] });
+      await expect.poll(idle).toBe(1);
       const after = await read("project-a");
       // The write and the read were both handed a reset page: reuse really happened.
       expect(reused() - before).toBe(2);
