@@ -230,6 +230,7 @@ const CHECKS: { [K in keyof ServerConfig]-?: (value: unknown, path: string) => S
   maxQueued: (v, p) => integer(v, p, 1, 1_000_000),
   maxQueuedPerProject: (v, p) => integer(v, p, 1, 1_000_000),
   reusePages: (v, p) => integer(v, p, 0, 256),
+  warmup: (v, p) => boolean(v, p),
   maxBodyBytes: (v, p) => integer(v, p, 1024, 1024 * 1024 * 1024),
   redirectAfter: (v, p) => integer(v, p, 1, 3600),
   maxRedirectAfter: (v, p) => integer(v, p, 1, 3600),

@@ -56,6 +56,7 @@ export const ENV_VARIABLES: readonly EnvVariable[] = [
   v("maxQueued", "integer"),
   v("maxQueuedPerProject", "integer"),
   v("reusePages", "integer"),
+  v("warmup", "boolean"),
   v("maxBodyBytes", "integer"),
   v("redirectAfter", "integer"),
   v("maxRedirectAfter", "integer"),

@@ -34,6 +34,7 @@ export function defaultConfig(cwd: string = process.cwd()): ServerConfig {
     maxRedirectAfter: 95,
     renderTtlDays: 30,
     drainSeconds: 30,
+    warmup: true,
     egress: { ...DEFAULT_EGRESS_LIMITS },
     rateLimit: { requests: 120, perSeconds: 60 },
     webhooks: { timeoutMs: 10_000 },

@@ -173,6 +173,14 @@ async function start(
     state: { draining: false, stopWaiting: new AbortController() },
   };
   handler = toNodeHandler(createApp(ctx));
+  if (config.warmup && role !== "api") {
+    // The engine requests default to (`engine`, else the first installed), in the background: the
+    // server answers meanwhile, and a render that comes first waits for the same launch.
+    void renderer
+      .engine(config.engine)
+      .start()
+      .catch((error: unknown) => logger.warn("warming up the engine failed", { error: String(error) }));
+  }
   logger.info("renderkit server listening", {
     url,
     role,

@@ -86,6 +86,11 @@ export interface ServerConfig {
    * turns page reuse off (a new browser context per render). Default: `concurrency`.
    */
   reusePages?: number;
+  /**
+   * Launch the default engine's browser as the server starts (roles that render), so the first
+   * render does not wait for it. Default true.
+   */
+  warmup: boolean;
   /** Largest request body in bytes. Default 6 MiB (html may be 5 MiB). */
   maxBodyBytes: number;
   /** Default and maximum of `redirect_after` in seconds. Default 95 and 95. */

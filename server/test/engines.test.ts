@@ -39,3 +39,20 @@ describe("engines in the server", () => {
     expect(answer.body.error.message).toContain("webkit");
   });
 });
+
+describe("warm-up", () => {
+  it("launches the default engine's browser as the server starts, before any render", async () => {
+    const warm = await startTestServer({ engine: "puppeteer", warmup: true, metrics: { token: OPERATOR } });
+    try {
+      await expect
+        .poll(async () => (await api(warm.url, "/ready", operator)).body.engines?.puppeteer?.browsers, { timeout: 30_000 })
+        .toBe(1);
+      const ready = await api(warm.url, "/ready", operator);
+      expect(ready.body.engines.playwright.launches).toBe(0);
+      expect((await api(warm.url, "/v1/render/sync", { json: { html: "<p>first</p>" }, key: A })).status).toBe(200);
+      expect((await api(warm.url, "/ready", operator)).body.engines.puppeteer.launches).toBe(1);
+    } finally {
+      await warm.close();
+    }
+  });
+});

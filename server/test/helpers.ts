@@ -116,6 +116,8 @@ export async function startTestServer(overrides: Record<string, unknown> = {}, d
       dataDir: dir,
       allowPrivateNetworks: ["127.0.0.1"],
       drainSeconds: 5,
+      // Tests that never render start no browser; the warm-up has a test of its own.
+      warmup: false,
       projects: [
         { ...PROJECT_A, rateLimit: { requests: 1000, perSeconds: 60 } },
         { ...PROJECT_B, rateLimit: { requests: 1000, perSeconds: 60 } },

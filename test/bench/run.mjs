@@ -1,9 +1,9 @@
 // `npm run bench`: every benchmark in one run, printed as tables with ratios (never asserted).
-import { benchScreenshots } from "./screenshots.mjs";
+// `node test/bench/run.mjs <name>` runs one of them.
 
 const benches = {
-  screenshots: benchScreenshots,
-  engines: async () => (await import("./engines.mjs")).benchEngines(),
+  throughput: async () => (await import("./throughput.mjs")).benchThroughput(),
+  startup: async () => (await import("./startup.mjs")).benchStartup(),
   markdown: async () => (await import("./markdown.mjs")).benchMarkdown(),
   svg: async () => (await import("./svg.mjs")).benchSvg(),
   video: async () => (await import("./video.mjs")).benchVideo(),
@@ -11,6 +11,10 @@ const benches = {
   scale: async () => (await import("./scale.mjs")).benchScale(),
 };
 const only = process.argv[2];
+if (only && !benches[only]) {
+  console.error(`unknown bench ${only}; one of: ${Object.keys(benches).join(", ")}`);
+  process.exit(2);
+}
 for (const [name, bench] of Object.entries(benches)) {
   if (only && only !== name) continue;
   console.log(`\n${await bench()}\n`);

@@ -149,58 +149,35 @@ export interface PageShelfOptions<E> {
   discard(entry: E): Promise<void>;
 }
 
-/** Pages of one key: alive (in a render, being reset or idle), and in a render now. */
-interface KeyCount {
-  live: number;
-  active: number;
-}
-
 /** Times a render waits for a reset under way before it opens a page of its own. */
 const MAX_WAITS = 3;
 
 /**
  * Idle reset pages, by reuse key, each tied to the browser (`owner`) it lives in. `take` gives the
- * most recently shelved page of a key. A page being reset is on its way back: a render finding
- * none idle opens one page more than its key has in renders, so that at any concurrency one
- * page of the key can be reset while the others render (a render after a render does not wait
- * for the reset, ~50 ms); beyond that, it waits for a reset rather than open a context (~150 ms).
- * Every method runs synchronously apart from the awaited resets, so the counts stay exact.
+ * most recently shelved page of a key. A page being reset is on its way back: a render of its key
+ * finding none idle waits for the reset (~20 ms) rather than open a context (~150 ms and a
+ * renderer process). Overlapping a reset with the next render instead (a second page per key)
+ * was measured no faster on 2 cores: the two compete for the same CPU (docs/performance.md).
  */
 export class PageShelf<E> {
   private readonly idle: Shelved<E>[] = [];
   /** Resets under way, by key: a page that may land on the shelf any moment. */
   private readonly pending = new Map<string, Set<Promise<unknown>>>();
-  private readonly counts = new Map<string, KeyCount>();
   private closed = false;
 
   constructor(private readonly options: PageShelfOptions<E>) {}
 
   /**
    * An idle page of `key` in `owner` for a render, with the number of renders it served; or
-   * undefined: the render opens the page itself, and tells `lost` if it never hands it to `put`.
+   * undefined: the render opens a page itself.
    */
   async take(key: string, owner: object): Promise<{ entry: E; uses: number } | undefined> {
-    const count = this.count(key);
     for (let waits = 0; ; waits++) {
       const found = this.pick(key, owner);
-      if (found) {
-        count.active++;
-        return found;
-      }
       const resetting = this.pending.get(key);
-      if (!resetting?.size || waits >= MAX_WAITS || count.live < count.active + 2) break;
+      if (found || !resetting?.size || waits >= MAX_WAITS) return found;
       await withTimeout(Promise.race(resetting), 2_000).catch(() => undefined);
     }
-    count.live++;
-    count.active++;
-    return undefined;
-  }
-
-  /** A page `take` handed out (or let the render open) is gone without a `put`: its load failed. */
-  lost(key: string): void {
-    const count = this.count(key);
-    count.active--;
-    this.gone(key);
   }
 
   private pick(key: string, owner: object): { entry: E; uses: number } | undefined {
@@ -220,8 +197,7 @@ export class PageShelf<E> {
    * Resolves when done.
    */
   async put(key: string, owner: object, entry: E, uses: number, reset: () => Promise<boolean>): Promise<void> {
-    this.count(key).active--;
-    if (this.closed || uses >= this.options.maxUses) return this.discard(key, entry);
+    if (this.closed || uses >= this.options.maxUses) return this.discard(entry);
     const resetting = reset().catch(() => false);
     const waiting = this.pending.get(key) ?? new Set();
     this.pending.set(key, waiting);
@@ -233,7 +209,7 @@ export class PageShelf<E> {
       waiting.delete(resetting);
       if (waiting.size === 0) this.pending.delete(key);
     }
-    if (!ok || this.closed) return this.discard(key, entry);
+    if (!ok || this.closed) return this.discard(entry);
     const timer = setTimeout(() => this.evict((item) => item.entry === entry), this.options.idleMs);
     timer.unref();
     this.idle.push({ key, entry, uses, owner, timer });
@@ -257,24 +233,7 @@ export class PageShelf<E> {
     await this.drop();
   }
 
-  private count(key: string): KeyCount {
-    let count = this.counts.get(key);
-    if (!count) {
-      count = { live: 0, active: 0 };
-      this.counts.set(key, count);
-    }
-    return count;
-  }
-
-  /** One page of `key` less; a key with none left is forgotten. */
-  private gone(key: string): void {
-    const count = this.count(key);
-    count.live--;
-    if (count.live <= 0 && count.active <= 0) this.counts.delete(key);
-  }
-
-  private discard(key: string, entry: E): Promise<void> {
-    this.gone(key);
+  private discard(entry: E): Promise<void> {
     return this.options.discard(entry).catch(() => undefined);
   }
 
@@ -291,6 +250,6 @@ export class PageShelf<E> {
     const [item] = this.idle.splice(index, 1);
     if (!item) return Promise.resolve();
     clearTimeout(item.timer);
-    return this.discard(item.key, item.entry);
+    return this.discard(item.entry);
   }
 }

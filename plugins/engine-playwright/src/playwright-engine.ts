@@ -82,14 +82,10 @@ export class PlaywrightEngine implements Engine {
       if (shelved) this.reused++;
       const ready = shelved ? { ...shelved.entry, reused: true } : await this.takeSpare(lease.handle, settings);
       if (!shelved) this.refillSpare(lease.handle, settings);
-      const loaded = await loadPage(lease.browser, target, settings, signal, ready, key !== undefined).catch((error) => {
-        // The load closed the page and its context: the shelf counts one page of the key less.
-        if (key !== undefined) this.shelf?.lost(key);
-        throw error;
-      });
+      const loaded = await loadPage(lease.browser, target, settings, signal, ready, key !== undefined);
       const uses = (shelved?.uses ?? 0) + 1;
       const recycle = key === undefined ? undefined : () => this.shelve(key, lease.handle, loaded, uses);
-      return new PlaywrightSession({ ...loaded, recycle }, settings.timeoutMs, lease.release);
+      return new PlaywrightSession({ ...loaded, recycle }, settings.timeoutMs, lease.release, settings.deviceScaleFactor);
     });
   }
 

@@ -69,11 +69,7 @@ export class PuppeteerEngine implements Engine {
       const key = this.shelf && reuseKey(target, settings);
       const shelved = key === undefined ? undefined : await this.shelf?.take(key, lease.handle);
       if (shelved) this.reused++;
-      const loaded = await loadPage(lease.browser, target, settings, signal, shelved?.entry).catch((error) => {
-        // The load closed the page and its context: the shelf counts one page of the key less.
-        if (key !== undefined) this.shelf?.lost(key);
-        throw error;
-      });
+      const loaded = await loadPage(lease.browser, target, settings, signal, shelved?.entry);
       const uses = (shelved?.uses ?? 0) + 1;
       const recycle = key === undefined ? undefined : () => this.shelve(key, lease.handle, loaded, uses);
       return new PuppeteerSession({ ...loaded, recycle }, settings.timeoutMs, lease.release);
