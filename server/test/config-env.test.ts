@@ -23,6 +23,8 @@ const SAMPLES: Record<string, { text: string; expected: unknown; with?: Record<s
   concurrency: { text: "7", expected: 7 },
   maxQueued: { text: "333", expected: 333 },
   maxQueuedPerProject: { text: "44", expected: 44 },
+  reusePages: { text: "0", expected: 0 },
+  warmup: { text: "false", expected: false },
   maxBodyBytes: { text: "2048", expected: 2048 },
   redirectAfter: { text: "12", expected: 12 },
   maxRedirectAfter: { text: "120", expected: 120 },

@@ -57,6 +57,7 @@ describe("loadConfig defaults and sources", () => {
       maxRedirectAfter: 95,
       renderTtlDays: 30,
       drainSeconds: 30,
+      warmup: true,
       egress: { maxBytes: 200 * 1024 * 1024, maxConnections: 256 },
       rateLimit: { requests: 120, perSeconds: 60 },
       webhooks: { timeoutMs: 10_000 },
