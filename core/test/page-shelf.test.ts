@@ -1,21 +1,9 @@
 import { AddressPolicy, type PageSettings } from "@renderkit/core";
 import { PageShelf, pageShelf, reuseKey } from "@renderkit/core/chromium";
+import { makePageSettings } from "@renderkit/core/testing";
 import { describe, expect, it } from "vitest";
 
-const BASE: PageSettings = {
-  width: 1280,
-  height: 1024,
-  deviceScaleFactor: 1,
-  headers: {},
-  cookies: [],
-  colorScheme: "light",
-  reducedMotion: false,
-  javaScriptEnabled: true,
-  waitUntil: "loaded",
-  timeoutMs: 30_000,
-  policy: new AddressPolicy(),
-  isolationKey: "project-a",
-};
+const BASE: PageSettings = makePageSettings(new AddressPolicy(), { isolationKey: "project-a" });
 const URL_TARGET = { url: "https://example.com/" };
 
 describe("reuseKey (which renders may share a reset page)", () => {

@@ -1,5 +1,4 @@
 import type { PageSettings, PageTarget } from "../contracts/engine.js";
-import { AddressPolicy } from "../network/address-policy.js";
 import { pageHeaders } from "../network/authorization.js";
 import { withTimeout } from "../util/timeout.js";
 
@@ -7,11 +6,11 @@ import { withTimeout } from "../util/timeout.js";
  * Page reuse. A render whose settings leave nothing on the page that outlives it (no request
  * filter, init scripts, geolocation, caller headers, upstream proxy or resource log) may hand its
  * browser context and page to the next render with the same key once it ended and the page was
- * reset: navigated to `about:blank`, its cookies, storage of every origin it reached, HTTP cache,
- * history and `window.name` cleared (`resetChromiumPage`), other pages of its context closed. The key starts with the isolation key
- * (the project): renders of different projects never share a context. A reused page keeps its
- * renderer process, which saves most of a simple render (a new context's first page costs a new
- * process and ~150 ms).
+ * reset (`resetForReuse` in page-reset.ts: `about:blank`, cookies, the storage of every origin it
+ * reached, HTTP cache, permission answers, history and `window.name` cleared, popups closed). The
+ * key starts with the isolation key (the project): renders of different projects never share a
+ * context. A reused page keeps its renderer process, which saves most of a simple render (a new
+ * context's first page costs a new process and ~150 ms).
  */
 export function reuseKey(target: PageTarget, settings: PageSettings): string | undefined {
   if (
@@ -36,83 +35,6 @@ export function reuseKey(target: PageTarget, settings: PageSettings): string | u
     settings.reducedMotion,
     settings.javaScriptEnabled,
   ]);
-}
-
-/**
- * The policy of a page no render holds (a spare, a page on the shelf): it may reach nothing. The
- * render that takes the page gives the egress session its own.
- */
-export const IDLE_POLICY = new AddressPolicy({
-  lookup: async () => {
-    throw new Error("no render holds this page");
-  },
-});
-
-/** How long a page may take to answer before its reset gives up on it. */
-const RESPONSIVE_MS = 1_000;
-
-/** A DevTools session on the page being reset (the drivers' sessions all fit). */
-export interface ResetChannel {
-  // biome-ignore lint/suspicious/noExplicitAny: each command has its own parameters and answer
-  send(method: any, params?: any): Promise<unknown>;
-}
-
-/**
- * Permissions a page can ask for by itself. Headless Chromium refuses such a request, and the
- * refusal stays with the browser context ("denied" from then on); no DevTools command clears it,
- * but an override set for every origin takes precedence: the reset sets each back to "prompt".
- */
-const PROMPT_PERMISSIONS = [
-  "notifications",
-  "geolocation",
-  "camera",
-  "microphone",
-  "midi",
-  "persistent-storage",
-  "clipboard-read",
-  "clipboard-write",
-  "background-sync",
-  "screen-wake-lock",
-  "storage-access",
-  "window-management",
-  "local-fonts",
-  "idle-detection",
-];
-
-/** Sets every permission a page could have asked for back to "prompt" in the page's browser context. */
-async function resetPermissions(cdp: ResetChannel): Promise<void> {
-  const { targetInfo } = (await cdp.send("Target.getTargetInfo")) as { targetInfo: { browserContextId?: string } };
-  const browserContextId = targetInfo.browserContextId;
-  // Unknown names (an older Chromium) are refused one by one; the others still apply.
-  await Promise.allSettled(
-    PROMPT_PERMISSIONS.map((name) =>
-      cdp.send("Browser.setPermission", { permission: { name }, setting: "prompt", browserContextId }),
-    ),
-  );
-}
-
-/**
- * Checks that the page answers, navigates it to `about:blank` (its document unloads: no script
- * of the render runs on), then clears what the render left in its browser context: every cookie
- * of the context, the storage of `origins` (local and session storage, IndexedDB, Cache Storage,
- * service workers, file systems), the HTTP cache, permission answers, the tab's history and its
- * `window.name`. Throws when a step fails: the page must then be closed, not reused.
- */
-export async function resetChromiumPage(cdp: ResetChannel, origins: Iterable<string>): Promise<void> {
-  // A page still running a script (a render aborted over a busy loop) does not answer: it is closed.
-  await withTimeout(cdp.send("Runtime.evaluate", { expression: "0" }), RESPONSIVE_MS);
-  const navigated = (await cdp.send("Page.navigate", { url: "about:blank" })) as { errorText?: string } | undefined;
-  if (navigated?.errorText) throw new Error(`about:blank: ${navigated.errorText}`);
-  // Runs in the new document: it waits until `about:blank` committed.
-  const steps: Promise<unknown>[] = [
-    cdp.send("Runtime.evaluate", { expression: "window.name = ''" }),
-    cdp.send("Network.clearBrowserCookies"),
-    cdp.send("Network.clearBrowserCache"),
-    resetPermissions(cdp),
-  ];
-  for (const origin of origins) steps.push(cdp.send("Storage.clearDataForOrigin", { origin, storageTypes: "all" }));
-  await Promise.all(steps);
-  await cdp.send("Page.resetNavigationHistory");
 }
 
 /** Renders one reused page serves before it is closed. */

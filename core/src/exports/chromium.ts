@@ -37,15 +37,8 @@ export {
   type PrewarmedContext,
 } from "../browser/load-target.js";
 export { openLeased } from "../browser/open-session.js";
-export {
-  IDLE_POLICY,
-  PageShelf,
-  type PageShelfOptions,
-  pageShelf,
-  type ResetChannel,
-  resetChromiumPage,
-  reuseKey,
-} from "../browser/page-shelf.js";
+export { IDLE_POLICY, type ResetChannel, type ReusablePage, resetChromiumPage, resetForReuse } from "../browser/page-reset.js";
+export { PageShelf, type PageShelfOptions, pageShelf, reuseKey } from "../browser/page-shelf.js";
 export { ChromiumSessionBase, type LoadedParts } from "../browser/session-base.js";
 export { authorizedHeaders, type PageHeaders, pageHeaders, type TargetHeaders } from "../network/authorization.js";
 export { checkTarget } from "../network/check-target.js";

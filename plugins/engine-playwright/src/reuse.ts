@@ -1,9 +1,6 @@
 import { withTimeout } from "@renderkit/core";
-import { IDLE_POLICY, resetChromiumPage } from "@renderkit/core/chromium";
+import { resetForReuse } from "@renderkit/core/chromium";
 import type { LoadedPage, ReadyPage } from "./load-page.js";
-
-/** How long a reset may take before the page is closed instead. */
-const RESET_BUDGET_MS = 5_000;
 
 /** What the shelf keeps of a loaded page: the context, the page, its DevTools session and proxy. */
 export function shelfEntry(loaded: LoadedPage): ReadyPage {
@@ -15,23 +12,15 @@ export function shelfEntry(loaded: LoadedPage): ReadyPage {
   };
 }
 
-/**
- * Resets a page for the next render of its project: other pages of the context (popups) closed,
- * the proxy refusing everything while the page waits, the page on `about:blank`, and what the
- * render left cleared (`resetChromiumPage`). False when the page cannot be reused: it is gone, it
- * reached more origins than the proxy remembers, or a step failed or took too long.
- */
-export async function resetPage(entry: ReadyPage): Promise<boolean> {
+/** Resets a page for the next render of its project (core's `resetForReuse`); false: close it instead. */
+export function resetPage(entry: ReadyPage): Promise<boolean> {
   const { page, context, egress, devtools } = entry;
-  const reached = egress.origins();
-  if (!devtools || page.isClosed() || reached.overflowed || egress.limitError()) return false;
-  egress.usePolicy(IDLE_POLICY);
-  const reset = async () => {
-    await Promise.all(context.pages().map((other) => (other === page ? undefined : other.close())));
-    await resetChromiumPage(devtools, reached.origins);
-    return true;
-  };
-  return withTimeout(reset(), RESET_BUDGET_MS).catch(() => false);
+  return resetForReuse({
+    cdp: devtools,
+    egress,
+    closed: () => page.isClosed(),
+    closeOthers: () => Promise.all(context.pages().map((other) => (other === page ? undefined : other.close()))),
+  });
 }
 
 /** Closes a page the shelf let go, with its context and proxy. */

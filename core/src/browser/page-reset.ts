@@ -1,0 +1,118 @@
+import { AddressPolicy } from "../network/address-policy.js";
+import type { EgressSession } from "../network/egress-proxy.js";
+import { withTimeout } from "../util/timeout.js";
+
+/*
+ * The reset of a page reused for the next render of its project (`PageShelf`, `reuseKey`):
+ * what it clears, and how long it may take.
+ */
+
+/**
+ * The policy of a page no render holds (a spare, a page on the shelf): it may reach nothing. The
+ * render that takes the page gives the egress session its own.
+ */
+export const IDLE_POLICY = new AddressPolicy({
+  lookup: async () => {
+    throw new Error("no render holds this page");
+  },
+});
+
+/** How long a page may take to answer before its reset gives up on it. */
+const RESPONSIVE_MS = 1_000;
+
+/** A DevTools session on the page being reset (the drivers' sessions all fit). */
+export interface ResetChannel {
+  // biome-ignore lint/suspicious/noExplicitAny: each command has its own parameters and answer
+  send(method: any, params?: any): Promise<unknown>;
+}
+
+/**
+ * Permissions a page can ask for by itself. Headless Chromium refuses such a request, and the
+ * refusal stays with the browser context ("denied" from then on); no DevTools command clears it,
+ * but an override set for every origin takes precedence: the reset sets each back to "prompt".
+ */
+const PROMPT_PERMISSIONS = [
+  "notifications",
+  "geolocation",
+  "camera",
+  "microphone",
+  "midi",
+  "persistent-storage",
+  "clipboard-read",
+  "clipboard-write",
+  "background-sync",
+  "screen-wake-lock",
+  "storage-access",
+  "window-management",
+  "local-fonts",
+  "idle-detection",
+];
+
+/** Sets every permission a page could have asked for back to "prompt" in the page's browser context. */
+async function resetPermissions(cdp: ResetChannel): Promise<void> {
+  const { targetInfo } = (await cdp.send("Target.getTargetInfo")) as { targetInfo: { browserContextId?: string } };
+  const browserContextId = targetInfo.browserContextId;
+  // Unknown names (an older Chromium) are refused one by one; the others still apply.
+  await Promise.allSettled(
+    PROMPT_PERMISSIONS.map((name) =>
+      cdp.send("Browser.setPermission", { permission: { name }, setting: "prompt", browserContextId }),
+    ),
+  );
+}
+
+/**
+ * Checks that the page answers, navigates it to `about:blank` (its document unloads: no script
+ * of the render runs on), then clears what the render left in its browser context: every cookie
+ * of the context, the storage of `origins` (local and session storage, IndexedDB, Cache Storage,
+ * service workers, file systems), the HTTP cache, permission answers, the tab's history and its
+ * `window.name`. Throws when a step fails: the page must then be closed, not reused.
+ */
+export async function resetChromiumPage(cdp: ResetChannel, origins: Iterable<string>): Promise<void> {
+  // A page still running a script (a render aborted over a busy loop) does not answer: it is closed.
+  await withTimeout(cdp.send("Runtime.evaluate", { expression: "0" }), RESPONSIVE_MS);
+  const navigated = (await cdp.send("Page.navigate", { url: "about:blank" })) as { errorText?: string } | undefined;
+  if (navigated?.errorText) throw new Error(`about:blank: ${navigated.errorText}`);
+  // Runs in the new document: it waits until `about:blank` committed.
+  const steps: Promise<unknown>[] = [
+    cdp.send("Runtime.evaluate", { expression: "window.name = ''" }),
+    cdp.send("Network.clearBrowserCookies"),
+    cdp.send("Network.clearBrowserCache"),
+    resetPermissions(cdp),
+  ];
+  for (const origin of origins) steps.push(cdp.send("Storage.clearDataForOrigin", { origin, storageTypes: "all" }));
+  await Promise.all(steps);
+  await cdp.send("Page.resetNavigationHistory");
+}
+
+/** How long a reset may take before the page is closed instead. */
+const RESET_BUDGET_MS = 5_000;
+
+/** What a driver gives `resetForReuse`: its page's state and the calls only it can make. */
+export interface ReusablePage {
+  /** The page's own DevTools session; undefined: the page cannot be reset. */
+  cdp: ResetChannel | undefined;
+  egress: EgressSession;
+  /** True once the page is gone (crashed, closed). */
+  closed(): boolean;
+  /** Closes the other pages of the page's context (popups the render opened). */
+  closeOthers(): Promise<unknown>;
+}
+
+/**
+ * Resets a page for the next render of its project: the proxy refusing everything while the page
+ * waits, other pages of its context closed, and `resetChromiumPage`, within `RESET_BUDGET_MS`.
+ * False when the page cannot be reused: it is gone, it went over its byte cap, it reached more
+ * origins than the proxy remembers, or a step failed or took too long.
+ */
+export async function resetForReuse(page: ReusablePage): Promise<boolean> {
+  const { cdp, egress } = page;
+  const reached = egress.origins();
+  if (!cdp || page.closed() || reached.overflowed || egress.limitError()) return false;
+  egress.usePolicy(IDLE_POLICY);
+  const reset = async () => {
+    await page.closeOthers();
+    await resetChromiumPage(cdp, reached.origins);
+    return true;
+  };
+  return withTimeout(reset(), RESET_BUDGET_MS).catch(() => false);
+}
