@@ -78,8 +78,6 @@ export interface PageLoader<C, P extends PreparedPage> {
 export interface PrewarmedContext<C> {
   context: C;
   egress: EgressSession;
-  /** The context's page served an earlier render and was reset (`resetChromiumPage`). */
-  reused?: boolean;
 }
 
 /** A loaded page: the driver's prepared page, its context, its egress session and the main document's answer. */

@@ -3,6 +3,22 @@ import { pageHeaders } from "../network/authorization.js";
 import { withTimeout } from "../util/timeout.js";
 
 /**
+ * The settings a browser context or a page's emulation fixes when it is made (the rest is said
+ * again for every render): pages made with equal keys suit the same renders.
+ */
+export function fixedSettingsKey(s: PageSettings): string {
+  return JSON.stringify([
+    s.deviceScaleFactor,
+    s.userAgent,
+    s.locale,
+    s.timezone,
+    s.colorScheme,
+    s.reducedMotion,
+    s.javaScriptEnabled,
+  ]);
+}
+
+/**
  * Page reuse. A render whose settings leave nothing on the page that outlives it (no request
  * filter, init scripts, geolocation, caller headers, upstream proxy or resource log) may hand its
  * browser context and page to the next render with the same key once it ended and the page was
@@ -24,17 +40,7 @@ export function reuseKey(target: PageTarget, settings: PageSettings): string | u
   ) {
     return undefined;
   }
-  // The settings a context or a page's emulation fixes; the rest is said again for every render.
-  return JSON.stringify([
-    settings.isolationKey ?? "",
-    settings.deviceScaleFactor,
-    settings.userAgent,
-    settings.locale,
-    settings.timezone,
-    settings.colorScheme,
-    settings.reducedMotion,
-    settings.javaScriptEnabled,
-  ]);
+  return JSON.stringify([settings.isolationKey ?? "", fixedSettingsKey(settings)]);
 }
 
 /** Renders one reused page serves before it is closed. */

@@ -38,7 +38,7 @@ export {
 } from "../browser/load-target.js";
 export { openLeased } from "../browser/open-session.js";
 export { IDLE_POLICY, type ResetChannel, type ReusablePage, resetChromiumPage, resetForReuse } from "../browser/page-reset.js";
-export { PageShelf, type PageShelfOptions, pageShelf, reuseKey } from "../browser/page-shelf.js";
+export { fixedSettingsKey, PageShelf, type PageShelfOptions, pageShelf, reuseKey } from "../browser/page-shelf.js";
 export { ChromiumSessionBase, type LoadedParts } from "../browser/session-base.js";
 export { authorizedHeaders, type PageHeaders, pageHeaders, type TargetHeaders } from "../network/authorization.js";
 export { checkTarget } from "../network/check-target.js";

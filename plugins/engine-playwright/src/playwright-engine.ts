@@ -8,7 +8,15 @@ import {
   type PageSettings,
   type PageTarget,
 } from "@renderkit/core";
-import { BrowserPool, openLeased, type PageShelf, type PooledBrowser, pageShelf, reuseKey } from "@renderkit/core/chromium";
+import {
+  BrowserPool,
+  fixedSettingsKey,
+  openLeased,
+  type PageShelf,
+  type PooledBrowser,
+  pageShelf,
+  reuseKey,
+} from "@renderkit/core/chromium";
 import type { Browser } from "playwright-core";
 import { inject, injectable } from "tsyringe";
 import { connectPlaywright } from "./connection.js";
@@ -16,7 +24,7 @@ import { type LoadedPage, loadPage, type ReadyPage } from "./load-page.js";
 import { PLAYWRIGHT_OPTIONS, type PlaywrightOptions } from "./options.js";
 import { PlaywrightSession } from "./playwright-session.js";
 import { discardPage, resetPage, shelfEntry } from "./reuse.js";
-import { closeSpare, openSpare, profileKey, type SparePage } from "./spare-page.js";
+import { closeSpare, openSpare, type SparePage } from "./spare-page.js";
 
 /**
  * Engine on playwright-core and a system Chromium this engine launches itself (its own process
@@ -103,7 +111,7 @@ export class PlaywrightEngine implements Engine {
     this.spare = undefined;
     if (!current) return undefined;
     const spare = await current.ready;
-    if (spare && current.handle === handle && handle.usable && spare.key === profileKey(settings)) return spare;
+    if (spare && current.handle === handle && handle.usable && spare.key === fixedSettingsKey(settings)) return spare;
     void closeSpare(spare);
     return undefined;
   }

@@ -1,5 +1,5 @@
 import { type PageSettings, withTimeout } from "@renderkit/core";
-import { type EgressSession, IDLE_POLICY, openEgressSession } from "@renderkit/core/chromium";
+import { type EgressSession, fixedSettingsKey, IDLE_POLICY, openEgressSession } from "@renderkit/core/chromium";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 
 /** A context and page opened ahead of need: a new page costs ~130-230 ms, most of a simple render. */
@@ -8,19 +8,6 @@ export interface SparePage {
   context: BrowserContext;
   page: Page;
   egress: EgressSession;
-}
-
-/** Settings fixed at context creation; renders with equal keys can use the same kind of spare. */
-export function profileKey(s: PageSettings): string {
-  return JSON.stringify([
-    s.deviceScaleFactor,
-    s.userAgent,
-    s.locale,
-    s.timezone,
-    s.colorScheme,
-    s.reducedMotion,
-    s.javaScriptEnabled,
-  ]);
 }
 
 /** Creates a context behind `egress` with the settings that cannot change later. */
@@ -51,7 +38,7 @@ export async function openSpare(browser: Browser, settings: PageSettings): Promi
   try {
     context = await newContext(browser, settings, egress);
     const page = await context.newPage();
-    return { key: profileKey(settings), context, page, egress };
+    return { key: fixedSettingsKey(settings), context, page, egress };
   } catch {
     if (context) await withTimeout(context.close(), 5_000).catch(() => undefined);
     await egress.close();

@@ -30,7 +30,6 @@ export interface ReusedPage {
   page: Page;
   cdp: CDPSession;
   egress: EgressSession;
-  reused: true;
 }
 
 /**
