@@ -20,3 +20,22 @@ declare module "s3rver" {
     reset(): void;
   }
 }
+
+declare module "s3rver/lib/stores/filesystem.js" {
+  import type { Readable } from "node:stream";
+
+  /** An object as s3rver's store is handed it. */
+  interface StoredObject {
+    bucket: string;
+    key: string;
+    content: Buffer | Readable;
+    metadata: Record<string, string>;
+  }
+
+  /** s3rver 3.x's store of objects as files (its default). */
+  export default class FilesystemStore {
+    getResourcePath(bucket: string, key: string | undefined, resource: string): string;
+    putMetadata(bucket: string, key: string, metadata: Record<string, string>, md5: string): Promise<void>;
+    putObject(object: StoredObject): Promise<{ size: number; md5: string }>;
+  }
+}
