@@ -87,6 +87,32 @@ describe("PageShelf", () => {
     expect((await taking)?.entry).toBe("resetting");
   });
 
+  it("lets a render open a page rather than wait while `overlap` says there is a core for it and each reset", async () => {
+    let busy = 1;
+    const seen: number[] = [];
+    const shelf = new PageShelf<string>({
+      maxIdle: 1,
+      maxUses: 3,
+      idleMs: 60_000,
+      discard: async () => {},
+      overlap: (resetting) => {
+        seen.push(resetting);
+        return busy + resetting <= 2;
+      },
+    });
+    let finish: (ok: boolean) => void = () => {};
+    const putting = shelf.put("a", owner, "resetting", 1, () => new Promise<boolean>((resolve) => (finish = resolve)));
+    // One render and one reset on two cores: the render goes on without a page from the shelf.
+    expect(await shelf.take("a", owner)).toBeUndefined();
+    expect(seen).toEqual([1]);
+    // Busier: it waits for the reset, and is handed that page.
+    busy = 2;
+    const taking = shelf.take("a", owner);
+    finish(true);
+    await putting;
+    expect((await taking)?.entry).toBe("resetting");
+  });
+
   it("drops a retired browser's pages and closes everything on close, a late reset included", async () => {
     const discarded: string[] = [];
     const shelf = shelfWith(discarded, 4);
@@ -107,8 +133,9 @@ describe("PageShelf", () => {
 
   it("is off with reusePages 0 or false, and keeps `concurrency` pages by default", () => {
     const discard = async () => {};
-    expect(pageShelf({ reusePages: false }, discard)).toBeUndefined();
-    expect(pageShelf({ reusePages: 0 }, discard)).toBeUndefined();
-    expect(pageShelf({ concurrency: 3 }, discard)).toBeInstanceOf(PageShelf);
+    const busy = () => 0;
+    expect(pageShelf({ reusePages: false }, discard, busy)).toBeUndefined();
+    expect(pageShelf({ reusePages: 0 }, discard, busy)).toBeUndefined();
+    expect(pageShelf({ concurrency: 3 }, discard, busy)).toBeInstanceOf(PageShelf);
   });
 });

@@ -7,7 +7,8 @@ import { browserEngine, forEachEngine, startRenderer, type TestRenderer } from "
  * Renders may reuse a reset page of an earlier render of their project (issue 15). These checks
  * try to see, from a later render, everything an earlier one could leave behind: cookies (set by
  * the server, by script and by the `cookies` option), local and session storage, IndexedDB, Cache
- * Storage, a service worker, the HTTP cache, permissions, the tab's history and `window.name`.
+ * Storage, a service worker, the HTTP cache, permissions, the tab's history and `window.name`,
+ * and what a timer, a worker and a `pagehide` handler of the earlier page write after it rendered.
  * The later render must see what a brand-new page sees, whether it reused the page (same project,
  * which the engine's counter proves happened) or not (another project: never the same context).
  */
@@ -22,6 +23,8 @@ interface SeenState {
   workers: number;
   history: number;
   name: string;
+  /** What the write page's timers, worker and pagehide handler write after it rendered. */
+  late: string | null;
   notifications: string;
   geolocation: string;
 }
@@ -44,9 +47,24 @@ const WRITE_PAGE = `<!doctype html><body><script>
   history.pushState({}, "", "?step=2");
   history.pushState({}, "", "?step=3");
   window.name = "left-behind";
+  // Writers that outlive the render: a timer, a worker, and the handler of the page going away.
+  const late = () => {
+    localStorage.setItem("late", "written");
+    document.cookie = "late_cookie=1; max-age=3600";
+  };
+  setInterval(late, 1);
+  addEventListener("pagehide", late);
+  new Worker("/late-worker.js");
   document.body.insertAdjacentHTML("beforeend", "<p id=done>done</p>");
 })();
 </script></body>`;
+
+/** Writes an IndexedDB database over and over, for as long as its page lives. */
+const LATE_WORKER = `setInterval(() => {
+  const open = indexedDB.open("late-worker", 1);
+  open.onupgradeneeded = () => open.result.createObjectStore("x");
+  open.onsuccess = () => open.result.close();
+}, 1);`;
 
 const READ_PAGE = `<!doctype html><body><script>
 (async () => {
@@ -60,6 +78,7 @@ const READ_PAGE = `<!doctype html><body><script>
     workers: (await navigator.serviceWorker.getRegistrations()).length,
     history: history.length,
     name: window.name,
+    late: localStorage.getItem("late"),
     notifications: await permission("notifications"),
     geolocation: await permission("geolocation"),
   };
@@ -74,6 +93,7 @@ const SITE: Record<string, { type: string; body: string; headers?: Record<string
   "/read": { type: "text/html", body: READ_PAGE },
   "/sw.js": { type: "text/javascript", body: "self.addEventListener('fetch', () => {});" },
   "/cached.js": { type: "text/javascript", body: "1", headers: { "cache-control": "max-age=3600" } },
+  "/late-worker.js": { type: "text/javascript", body: LATE_WORKER },
 };
 
 /** A site on loopback that records the state reports, the Cookie headers and the cacheable fetches. */

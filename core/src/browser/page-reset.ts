@@ -29,7 +29,9 @@ export interface ResetChannel {
 /**
  * Permissions a page can ask for by itself. Headless Chromium refuses such a request, and the
  * refusal stays with the browser context ("denied" from then on); no DevTools command clears it,
- * but an override set for every origin takes precedence: the reset sets each back to "prompt".
+ * but an override set for every origin takes precedence: a page's first reset sets each to "prompt"
+ * for its whole context, where it stays (no reused render changes permissions: geolocation
+ * renders are never reused).
  */
 const PROMPT_PERMISSIONS = [
   "notifications",
@@ -48,7 +50,7 @@ const PROMPT_PERMISSIONS = [
   "idle-detection",
 ];
 
-/** Sets every permission a page could have asked for back to "prompt" in the page's browser context. */
+/** Sets every permission a page could ask for to "prompt" in the page's browser context. */
 async function resetPermissions(cdp: ResetChannel): Promise<void> {
   const { targetInfo } = (await cdp.send("Target.getTargetInfo")) as { targetInfo: { browserContextId?: string } };
   const browserContextId = targetInfo.browserContextId;
@@ -60,28 +62,53 @@ async function resetPermissions(cdp: ResetChannel): Promise<void> {
   );
 }
 
+/** How often the reset asks whether `about:blank` has replaced the render's document. */
+const COMMIT_CHECKS = 20;
+
 /**
- * Checks that the page answers, navigates it to `about:blank` (its document unloads: no script
- * of the render runs on), then clears what the render left in its browser context: every cookie
- * of the context, the storage of `origins` (local and session storage, IndexedDB, Cache Storage,
- * service workers, file systems), the HTTP cache, permission answers, the tab's history and its
- * `window.name`. Throws when a step fails: the page must then be closed, not reused.
+ * Waits until the page shows `about:blank` (its render's document is gone: no timer, worker or
+ * `pagehide` handler of it runs on), and empties `window.name` there. `Page.navigate` answers
+ * before the new document commits: whatever is cleared earlier, the old one could write again.
  */
-export async function resetChromiumPage(cdp: ResetChannel, origins: Iterable<string>): Promise<void> {
+async function blankCommitted(cdp: ResetChannel): Promise<void> {
+  for (let check = 0; check < COMMIT_CHECKS; check++) {
+    const answer = (await cdp.send("Runtime.evaluate", {
+      expression: "location.href === 'about:blank' && ((window.name = ''), true)",
+      returnByValue: true,
+    })) as { result?: { value?: unknown } };
+    if (answer.result?.value === true) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error("about:blank did not replace the page");
+}
+
+/**
+ * Checks that the page answers, navigates it to `about:blank` and waits until that replaced the
+ * render's document (no script of the render runs on), then clears what the render left in its
+ * browser context: every cookie of the context, the storage of `origins` (local and session
+ * storage, IndexedDB, Cache Storage, service workers, file systems), the HTTP cache, the tab's
+ * history and its `window.name`. On a page's first reset (`firstReset`), it also sets the answer
+ * to every permission a page can ask for to "prompt": an override of the whole context, which
+ * stays. Throws when a step fails: the page must then be closed, not reused.
+ */
+export async function resetChromiumPage(
+  cdp: ResetChannel,
+  origins: Iterable<string>,
+  { firstReset }: { firstReset: boolean },
+): Promise<void> {
   // A page still running a script (a render aborted over a busy loop) does not answer: it is closed.
   await withTimeout(cdp.send("Runtime.evaluate", { expression: "0" }), RESPONSIVE_MS);
   const navigated = (await cdp.send("Page.navigate", { url: "about:blank" })) as { errorText?: string } | undefined;
   if (navigated?.errorText) throw new Error(`about:blank: ${navigated.errorText}`);
-  // Runs in the new document: it waits until `about:blank` committed.
+  await blankCommitted(cdp);
   const steps: Promise<unknown>[] = [
-    cdp.send("Runtime.evaluate", { expression: "window.name = ''" }),
     cdp.send("Network.clearBrowserCookies"),
     cdp.send("Network.clearBrowserCache"),
-    resetPermissions(cdp),
+    cdp.send("Page.resetNavigationHistory"),
   ];
+  if (firstReset) steps.push(resetPermissions(cdp));
   for (const origin of origins) steps.push(cdp.send("Storage.clearDataForOrigin", { origin, storageTypes: "all" }));
   await Promise.all(steps);
-  await cdp.send("Page.resetNavigationHistory");
 }
 
 /** How long a reset may take before the page is closed instead. */
@@ -96,6 +123,8 @@ export interface ReusablePage {
   closed(): boolean;
   /** Closes the other pages of the page's context (popups the render opened). */
   closeOthers(): Promise<unknown>;
+  /** True when the page served one render so far: its context gets its permission overrides. */
+  firstReset: boolean;
 }
 
 /**
@@ -111,7 +140,7 @@ export async function resetForReuse(page: ReusablePage): Promise<boolean> {
   egress.usePolicy(IDLE_POLICY);
   const reset = async () => {
     await page.closeOthers();
-    await resetChromiumPage(cdp, reached.origins);
+    await resetChromiumPage(cdp, reached.origins, { firstReset: page.firstReset });
     return true;
   };
   return withTimeout(reset(), RESET_BUDGET_MS).catch(() => false);

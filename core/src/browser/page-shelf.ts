@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import type { PageSettings, PageTarget } from "../contracts/engine.js";
 import { pageHeaders } from "../network/authorization.js";
 import { withTimeout } from "../util/timeout.js";
@@ -48,13 +49,20 @@ const MAX_USES = 100;
 /** An idle page is closed after this long. */
 const IDLE_MS = 60_000;
 
-/** The engine's shelf for `options` (undefined when reuse is off), closing pages with `discard`. */
+/**
+ * The engine's shelf for `options` (undefined when reuse is off), closing pages with `discard`.
+ * `busy` counts the engine's pages in use: while they and the resets under way leave a CPU core
+ * each, a render opens a page rather than wait for a reset (`PageShelfOptions.overlap`).
+ */
 export function pageShelf<E>(
   options: { reusePages?: number | false; concurrency?: number },
   discard: (entry: E) => Promise<void>,
+  busy: () => number,
 ): PageShelf<E> | undefined {
   const maxIdle = options.reusePages === false ? 0 : (options.reusePages ?? options.concurrency ?? 4);
-  return maxIdle > 0 ? new PageShelf({ maxIdle, maxUses: MAX_USES, idleMs: IDLE_MS, discard }) : undefined;
+  const cores = availableParallelism();
+  const overlap = (resetting: number) => busy() + resetting <= cores;
+  return maxIdle > 0 ? new PageShelf({ maxIdle, maxUses: MAX_USES, idleMs: IDLE_MS, discard, overlap }) : undefined;
 }
 
 /** A page on the shelf: what the engine keeps of it, how often it rendered, and its browser. */
@@ -75,6 +83,11 @@ export interface PageShelfOptions<E> {
   idleMs: number;
   /** Closes a page that leaves the shelf without being taken. */
   discard(entry: E): Promise<void>;
+  /**
+   * Whether a render that finds no idle page of its key, while `resetting` resets are under way,
+   * opens a page of its own rather than wait for one (default: it waits).
+   */
+  overlap?(resetting: number): boolean;
 }
 
 /** Times a render waits for a reset under way before it opens a page of its own. */
@@ -83,9 +96,10 @@ const MAX_WAITS = 3;
 /**
  * Idle reset pages, by reuse key, each tied to the browser (`owner`) it lives in. `take` gives the
  * most recently shelved page of a key. A page being reset is on its way back: a render of its key
- * finding none idle waits for the reset (~20 ms) rather than open a context (~150 ms and a
- * renderer process). Overlapping a reset with the next render instead (a second page per key)
- * was measured no faster on 2 cores: the two compete for the same CPU (docs/performance.md).
+ * finding none idle waits for the reset (~25 ms) rather than open a context (~150 ms once, and a
+ * renderer process), unless `overlap` says the machine has a core for the render and each reset:
+ * then the key gets a second page, and its two pages take turns (one renders while the other
+ * resets). On a busy machine the two would compete for the same CPU (docs/performance.md).
  */
 export class PageShelf<E> {
   private readonly idle: Shelved<E>[] = [];
@@ -103,7 +117,7 @@ export class PageShelf<E> {
     for (let waits = 0; ; waits++) {
       const found = this.pick(key, owner);
       const resetting = this.pending.get(key);
-      if (found || !resetting?.size || waits >= MAX_WAITS) return found;
+      if (found || !resetting?.size || waits >= MAX_WAITS || this.options.overlap?.(this.resetting())) return found;
       await withTimeout(Promise.race(resetting), 2_000).catch(() => undefined);
     }
   }
@@ -147,6 +161,13 @@ export class PageShelf<E> {
   /** Closes the idle pages of `owner` (a browser that is retired), or every idle page. */
   drop(owner?: object): Promise<void> {
     return this.evict((item) => owner === undefined || item.owner === owner);
+  }
+
+  /** Resets under way now, of every key. */
+  private resetting(): number {
+    let count = 0;
+    for (const set of this.pending.values()) count += set.size;
+    return count;
   }
 
   /** Idle pages now. */

@@ -12,14 +12,18 @@ export function shelfEntry(loaded: LoadedPage): ReadyPage {
   };
 }
 
-/** Resets a page for the next render of its project (core's `resetForReuse`); false: close it instead. */
-export function resetPage(entry: ReadyPage): Promise<boolean> {
+/**
+ * Resets a page that served `uses` renders for the next render of its project (core's
+ * `resetForReuse`); false: close it instead.
+ */
+export function resetPage(uses: number, entry: ReadyPage): Promise<boolean> {
   const { page, context, egress, devtools } = entry;
   return resetForReuse({
     cdp: devtools,
     egress,
     closed: () => page.isClosed(),
     closeOthers: () => Promise.all(context.pages().map((other) => (other === page ? undefined : other.close()))),
+    firstReset: uses === 1,
   });
 }
 

@@ -48,7 +48,7 @@ export class PuppeteerEngine implements Engine {
       logger,
       onRetire: (handle) => void this.shelf?.drop(handle),
     });
-    this.shelf = pageShelf(options, discardPage);
+    this.shelf = pageShelf(options, discardPage, () => this.pool.stats().pages);
   }
 
   async start(): Promise<void> {
@@ -81,7 +81,7 @@ export class PuppeteerEngine implements Engine {
     const entry = shelfEntry(loaded);
     if (!this.shelf) return discardPage(entry);
     // A browser retired before or during the reset (crash, recycle) takes its pages with it.
-    return this.shelf.put(key, handle, entry, uses, async () => handle.usable && (await resetPage(entry)) && handle.usable);
+    return this.shelf.put(key, handle, entry, uses, async () => handle.usable && (await resetPage(uses, entry)) && handle.usable);
   }
 
   async close(): Promise<void> {

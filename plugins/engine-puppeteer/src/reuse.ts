@@ -7,8 +7,11 @@ export function shelfEntry(loaded: LoadedPage): ReusedPage {
   return { context: loaded.context, page: loaded.page, cdp: loaded.cdp, egress: loaded.egress };
 }
 
-/** Resets a page for the next render of its project (core's `resetForReuse`); false: close it instead. */
-export function resetPage(entry: ReusedPage): Promise<boolean> {
+/**
+ * Resets a page that served `uses` renders for the next render of its project (core's
+ * `resetForReuse`); false: close it instead.
+ */
+export function resetPage(uses: number, entry: ReusedPage): Promise<boolean> {
   const { page, context, egress, cdp } = entry;
   return resetForReuse({
     cdp,
@@ -18,6 +21,7 @@ export function resetPage(entry: ReusedPage): Promise<boolean> {
       const pages = await context.pages();
       await Promise.all(pages.map((other) => (other === page ? undefined : other.close())));
     },
+    firstReset: uses === 1,
   });
 }
 
