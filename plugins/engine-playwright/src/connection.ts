@@ -1,13 +1,31 @@
 import type { BrowserConnection } from "@renderkit/core/chromium";
 import { type Browser, chromium } from "playwright-core";
+import { uncompressedRelay } from "./uncompressed-relay.js";
 
-/** Playwright attached over DevTools to a Chromium the pool launched. */
+/**
+ * Playwright attached over DevTools to a Chromium the pool launched, through a loopback relay that
+ * keeps the connection uncompressed (`uncompressedRelay`).
+ */
 export async function connectPlaywright(wsEndpoint: string): Promise<BrowserConnection<Browser>> {
-  const browser = await chromium.connectOverCDP(wsEndpoint, { timeout: 30_000 });
+  const relay = await uncompressedRelay(wsEndpoint);
+  let browser: Browser;
+  try {
+    browser = await chromium.connectOverCDP(relay.endpoint, { timeout: 30_000 });
+  } catch (error) {
+    relay.close();
+    throw error;
+  }
+  browser.on("disconnected", () => relay.close());
   return {
     browser,
     connected: () => browser.isConnected(),
     onDisconnected: (listener) => void browser.on("disconnected", listener),
-    close: () => browser.close(),
+    close: async () => {
+      try {
+        await browser.close();
+      } finally {
+        relay.close();
+      }
+    },
   };
 }
