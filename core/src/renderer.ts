@@ -161,7 +161,8 @@ export class Renderer {
     if (!this.parsedHere.has(parsed)) throw new TypeError("submitParsed takes what this renderer's parse() returned");
     const renderId = options.renderId ?? newRenderId(options.origin ?? "async");
     const data: RenderJobData = { options: parsed.options, origin: options.origin ?? "async", job: options.job };
-    await this.parts.queue.add({ id: renderId, data, attempt: 1, enqueuedAt: Date.now() });
+    const waited = data.origin !== "async";
+    await this.parts.queue.add({ id: renderId, data, attempt: 1, enqueuedAt: Date.now(), waited });
     await this.events.emit({ type: "render.created", renderId, at: Date.now() }, options.job);
     return { renderId, ignored: parsed.ignored };
   }

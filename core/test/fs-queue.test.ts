@@ -38,11 +38,13 @@ async function collect(dir: string, concurrency = 1): Promise<{ queue: FsQueue; 
 queueContract("FsQueue", async () => new FsQueue(await tempDir()));
 
 describe("FsQueue durability", () => {
-  it("keeps jobs added before a close without start, and delivers them once on the next start", async () => {
+  it("keeps jobs added before a close without start (waited for or not), and delivers them once on the next start", async () => {
     const dir = await tempDir();
     const first = new FsQueue(dir);
     const jobs = Array.from({ length: 5 }, (_, i) => queueJob({ i, nested: { text: "é ✓", list: [1, null, true] } }));
-    for (const job of jobs) await first.add(job);
+    // A job a client waits for is stored without flushing (`waited`), and stored all the same.
+    const added = jobs.map((job, i) => ({ ...job, waited: i % 2 === 0 }));
+    for (const job of added) await first.add(job);
     expect(await first.counts()).toEqual({ waiting: 5, active: 0 });
     await first.close(1_000);
     const names = await list(dir, "waiting");

@@ -7,6 +7,12 @@ export interface QueueJob<T = unknown> {
   attempt: number;
   /** When the job was added (epoch ms). */
   enqueuedAt: number;
+  /**
+   * True when a client waits for the job on an open connection (a sync render, a render link):
+   * the answer is the promise, and a power cut would end that connection too, so a durable queue
+   * may store the job without flushing it to disk. Not stored with the job.
+   */
+  waited?: boolean;
 }
 
 /**

@@ -10,16 +10,22 @@ export const TEMP_SUFFIX = ".tmp";
  * half of one: a temp file beside it (`.<name>.<random>.tmp`, created with `mode`), fsync, rename,
  * then an fsync of the folder so the rename itself is on disk (skipped where a folder cannot be
  * opened). The temp file is removed when a step fails; callers that scan the folder skip and
- * clean names ending in `TEMP_SUFFIX`.
+ * clean names ending in `TEMP_SUFFIX`. With `flush: false` both fsyncs are skipped: a crash of the
+ * process still leaves the old file or the new one, a power loss may leave neither.
  */
-export async function writeAtomic(file: string, data: string | Uint8Array, mode = 0o644): Promise<void> {
+export async function writeAtomic(
+  file: string,
+  data: string | Uint8Array,
+  mode = 0o644,
+  { flush = true }: { flush?: boolean } = {},
+): Promise<void> {
   const temp = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`);
   try {
     const handle = await open(temp, "wx", mode);
     try {
       await handle.chmod(mode);
       await handle.writeFile(data);
-      await handle.sync();
+      if (flush) await handle.sync();
     } finally {
       await handle.close();
     }
@@ -28,6 +34,7 @@ export async function writeAtomic(file: string, data: string | Uint8Array, mode 
     await rm(temp, { force: true }).catch(() => undefined);
     throw error;
   }
+  if (!flush) return;
   const folder = await open(dirname(file), "r").catch(() => undefined);
   await folder?.sync().catch(() => undefined);
   await folder?.close();
