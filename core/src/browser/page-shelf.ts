@@ -52,7 +52,8 @@ const IDLE_MS = 60_000;
 /**
  * The engine's shelf for `options` (undefined when reuse is off), closing pages with `discard`.
  * `busy` counts the engine's pages in use: while they and the resets under way leave a CPU core
- * each, a render opens a page rather than wait for a reset (`PageShelfOptions.overlap`).
+ * each, and the pages at work and idle are at most one more than `maxIdle`, a render opens a page
+ * rather than wait for a reset (`PageShelfOptions.overlap`).
  */
 export function pageShelf<E>(
   options: { reusePages?: number | false; concurrency?: number },
@@ -60,9 +61,13 @@ export function pageShelf<E>(
   busy: () => number,
 ): PageShelf<E> | undefined {
   const maxIdle = options.reusePages === false ? 0 : (options.reusePages ?? options.concurrency ?? 4);
+  if (maxIdle <= 0) return undefined;
   const cores = availableParallelism();
-  const overlap = (resetting: number) => busy() + resetting <= cores;
-  return maxIdle > 0 ? new PageShelf({ maxIdle, maxUses: MAX_USES, idleMs: IDLE_MS, discard, overlap }) : undefined;
+  // A core for each page at work, and one page more than the shelf keeps at most: the overlap
+  // costs one renderer process, not one per key.
+  const overlap = (resetting: number) => busy() + resetting <= cores && busy() + resetting + shelf.size() <= maxIdle + 1;
+  const shelf: PageShelf<E> = new PageShelf({ maxIdle, maxUses: MAX_USES, idleMs: IDLE_MS, discard, overlap });
+  return shelf;
 }
 
 /** A page on the shelf: what the engine keeps of it, how often it rendered, and its browser. */
