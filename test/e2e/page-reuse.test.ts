@@ -59,6 +59,11 @@ const WRITE_PAGE = `<!doctype html><body><script>
 })();
 </script></body>`;
 
+/** An html render (its document is about:blank) whose timer and pagehide handler write window.name. */
+const HTML_WRITER = `<script>window.name = "left-behind";
+setInterval(() => { window.name = "late"; }, 1);
+addEventListener("pagehide", () => { window.name = "late"; });</script><p id=done>done</p>`;
+
 /** Writes an IndexedDB database over and over, for as long as its page lives. */
 const LATE_WORKER = `setInterval(() => {
   const open = indexedDB.open("late-worker", 1);
@@ -179,6 +184,13 @@ forEachEngine((engine) => {
       expect(after.seen).toEqual(fresh.seen);
       expect(after.cookie).toBeUndefined();
       expect(after.refetched).toBe(true);
+      // An html render's document is about:blank too: its writers must be gone all the same.
+      await expect.poll(idle).toBe(1);
+      await started?.renderer.render({ html: HTML_WRITER, ...SMALL }, { job: { projectId: "project-a" } });
+      await expect.poll(idle).toBe(1);
+      const afterHtml = await read("project-a");
+      expect(reused() - before).toBe(4);
+      expect(afterHtml.seen).toEqual(fresh.seen);
     });
 
     it("across projects: nothing of project a reaches project b", async () => {

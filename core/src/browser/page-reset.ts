@@ -66,17 +66,20 @@ async function resetPermissions(cdp: ResetChannel): Promise<void> {
 const COMMIT_CHECKS = 20;
 
 /**
- * Waits until the page shows `about:blank` (its render's document is gone: no timer, worker or
- * `pagehide` handler of it runs on), and empties `window.name` there. `Page.navigate` answers
- * before the new document commits: whatever is cleared earlier, the old one could write again.
+ * Waits until the document of the navigation `loaderId` (the reset's `about:blank`) is the page's
+ * (the render's document is gone: no timer, worker or `pagehide` handler of it runs on), and
+ * empties `window.name` there. `Page.navigate` answers before the new document commits: whatever
+ * is cleared earlier, the old one could write again. The frame's loader tells the documents apart
+ * where the address cannot: an `html` render's document is `about:blank` too.
  */
-async function blankCommitted(cdp: ResetChannel): Promise<void> {
+async function blankCommitted(cdp: ResetChannel, loaderId: string | undefined): Promise<void> {
+  if (!loaderId) throw new Error("about:blank: no new document");
   for (let check = 0; check < COMMIT_CHECKS; check++) {
-    const answer = (await cdp.send("Runtime.evaluate", {
-      expression: "location.href === 'about:blank' && ((window.name = ''), true)",
-      returnByValue: true,
-    })) as { result?: { value?: unknown } };
-    if (answer.result?.value === true) return;
+    const { frameTree } = (await cdp.send("Page.getFrameTree")) as { frameTree: { frame: { loaderId: string } } };
+    if (frameTree.frame.loaderId === loaderId) {
+      await cdp.send("Runtime.evaluate", { expression: "window.name = ''" });
+      return;
+    }
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   throw new Error("about:blank did not replace the page");
@@ -98,9 +101,11 @@ export async function resetChromiumPage(
 ): Promise<void> {
   // A page still running a script (a render aborted over a busy loop) does not answer: it is closed.
   await withTimeout(cdp.send("Runtime.evaluate", { expression: "0" }), RESPONSIVE_MS);
-  const navigated = (await cdp.send("Page.navigate", { url: "about:blank" })) as { errorText?: string } | undefined;
+  const navigated = (await cdp.send("Page.navigate", { url: "about:blank" })) as
+    | { errorText?: string; loaderId?: string }
+    | undefined;
   if (navigated?.errorText) throw new Error(`about:blank: ${navigated.errorText}`);
-  await blankCommitted(cdp);
+  await blankCommitted(cdp, navigated?.loaderId);
   const steps: Promise<unknown>[] = [
     cdp.send("Network.clearBrowserCookies"),
     cdp.send("Network.clearBrowserCache"),
