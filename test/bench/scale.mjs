@@ -4,28 +4,17 @@
 
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import S3rver from "s3rver";
+import { CLI, freePort } from "../faults/harness.mjs";
 import { serveHtml } from "./serve.mjs";
 import { table } from "./stats.mjs";
 
-const require = createRequire(import.meta.url);
-const CLI = join(require.resolve("@renderkit/server"), "..", "cli.js");
 const N = Number(process.env.BENCH_N ?? 40);
 const KEY = "sk_bench_0123456789abcdef0123";
 const PAGE = `<!doctype html><style>body{font-family:sans-serif;margin:40px}</style><h1>scale bench</h1>
 <p>${"Lorem ipsum dolor sit amet. ".repeat(40)}</p><table>${"<tr><td>a</td><td>b</td></tr>".repeat(20)}</table>`;
-
-async function freePort() {
-  const probe = createServer();
-  await new Promise((r) => probe.listen(0, "127.0.0.1", r));
-  const { port } = probe.address();
-  await new Promise((r) => probe.close(r));
-  return port;
-}
 
 const children = new Set();
 process.once("exit", () => {

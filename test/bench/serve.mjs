@@ -1,10 +1,9 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { createRequire } from "node:module";
-import { createServer as createNetServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CLI, freePort } from "../faults/harness.mjs";
 import { processTreeSync } from "./pss.mjs";
 
 /** Serves `html` on a loopback port for a benchmark: `{ url, server }`; close the server when done. */
@@ -30,16 +29,6 @@ export async function servePages(pages) {
   return { server, host, urls };
 }
 
-export async function freePort() {
-  const probe = createNetServer();
-  await new Promise((r) => probe.listen(0, "127.0.0.1", r));
-  const { port } = probe.address();
-  await new Promise((r) => probe.close(r));
-  return port;
-}
-
-const require = createRequire(import.meta.url);
-const CLI = join(require.resolve("@renderkit/server"), "..", "cli.js");
 export const BENCH_KEY = "sk_bench_0123456789abcdef0123";
 
 const spawned = new Set();
