@@ -56,7 +56,9 @@ export class RenderStore implements RenderRecords {
     this.records.set(record.renderId, record);
     const written = this.persist(record);
     if (TERMINAL.has(record.status)) {
-      this.events.emit(record.renderId, record);
+      // Waiters (a sync answer) hear of the end once it is on disk: a crash right after the
+      // answer must not leave the record behind it.
+      void written.then(() => this.events.emit(record.renderId, record));
       this.forgetLater(record.renderId);
     }
     return written;
@@ -131,6 +133,8 @@ export class RenderStore implements RenderRecords {
   /** Resolves with the record once the render ended, or with its current state after `timeoutMs`. */
   async wait(renderId: string, timeoutMs: number, signal?: AbortSignal): Promise<RenderRecord | undefined> {
     const current = await this.get(renderId);
+    // An end known in memory may still be on its way to disk: answered once it is there.
+    if (current && TERMINAL.has(current.status)) await this.writes;
     if (!current || TERMINAL.has(current.status) || signal?.aborted) return current;
     return new Promise((resolve) => {
       const done = (record?: RenderRecord) => {
