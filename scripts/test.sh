@@ -79,6 +79,25 @@ counts="$(node -e '
 ' "$results" "$solo_results" "$security_results" "$redis_results")"
 read -r passed failed_tests skipped report <<<"$counts"
 
+# The names of failed tests and the first lines of their messages, last, where a CI log's tail
+# shows them (vitest prints them far above, among every passing test).
+node -e '
+  const fs = require("node:fs");
+  for (const file of process.argv.slice(1)) {
+    let r;
+    try { r = JSON.parse(fs.readFileSync(file, "utf8")); } catch { continue; }
+    for (const f of r.testResults ?? []) {
+      const failedTests = (f.assertionResults ?? []).filter((a) => a.status === "failed");
+      const where = f.name.replace(process.cwd() + "/", "");
+      if (f.status === "failed" && failedTests.length === 0) console.log(`FAILED ${where}: ${String(f.message ?? "").split("\n").slice(0, 6).join("\n  ")}`);
+      for (const a of failedTests) {
+        const message = (a.failureMessages ?? []).join("\n").split("\n").filter((l) => !/^\s*at .*(node_modules|node:internal|<anonymous>)/.test(l)).slice(0, 12).join("\n  ");
+        console.log(`FAILED ${where} > ${a.fullName}\n  ${message}`);
+      }
+    }
+  }
+' "$results" "$solo_results" "$security_results" "$redis_results"
+
 echo
 [[ "$report" == none ]] && echo "vitest wrote no report (see its output above)"
 ((skipped > 0)) && echo "$skipped tests skipped"
