@@ -1,7 +1,7 @@
 import { createServer as createHttpServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLOSED_PORT } from "../../test/helpers/closed-port.js";
 import { api, PROJECT_A, startTestServer, type TestServer } from "./helpers.js";
 
 /*
@@ -20,7 +20,7 @@ let site: Server;
 let siteUrl: string;
 let siteRequests = 0;
 /** A loopback port where nothing listens. */
-let dead: number;
+const dead = CLOSED_PORT;
 
 beforeAll(async () => {
   site = createHttpServer((req, res) => {
@@ -32,10 +32,6 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
   siteUrl = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  dead = (probe.address() as { port: number }).port;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
   server = await startTestServer();
 });
 afterAll(async () => {

@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { checkViewportPixels, MAX_SHOT_PIXELS } from "@renderkit/core/page";
 import { type FixtureServer, startFixtureServer } from "@renderkit/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLOSED_PORT } from "../helpers/closed-port.js";
 import { expectRenderError } from "../helpers/errors.js";
 import { type ForwardProxy, startForwardProxy } from "../helpers/forward-proxy.js";
 import { decodeRender } from "../helpers/image.js";
@@ -51,15 +51,6 @@ const GROWING = `<!doctype html><body style="margin:0"><div id="rows" style="wid
 /** A 4,000 px square page: at device_scale_factor 4, a 16,000 × 16,000 px full-page capture. */
 const SQUARE = `<!doctype html><body style="margin:0;height:4000px;background:linear-gradient(#f00,#00f)"></body>`;
 
-/** A loopback port where nothing listens (taken, then freed). */
-async function deadPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /** What `fn` threw (undefined when it did not). */
 function thrown(fn: () => void): unknown {
   try {
@@ -91,7 +82,7 @@ describe("finding 6: the pixel cap of one screenshot (pure)", () => {
 forEachEngine((engine) => {
   let site: FixtureServer;
   let proxy: ForwardProxy;
-  let dead: number;
+  const dead = CLOSED_PORT;
   let started: TestRenderer;
   const render = (options: Record<string, unknown>) => started.renderer.render({ ...SMALL, ...options });
 
@@ -116,7 +107,6 @@ forEachEngine((engine) => {
       "/square": SQUARE,
     });
     proxy = await startForwardProxy("user:secret");
-    dead = await deadPort();
     const allow = [site.port, proxy.port, dead].map((port) => `127.0.0.1:${port}`);
     started = await startRenderer(allow, {}, engine);
   });

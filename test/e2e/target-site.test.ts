@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { type FixtureRoute, type FixtureServer, startFixtureServer } from "@renderkit/core/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { CLOSED_PORT } from "../helpers/closed-port.js";
 import { expectRenderError } from "../helpers/errors.js";
 import { type ForwardProxy, startForwardProxy } from "../helpers/forward-proxy.js";
 import { forEachEngine, onOneEngine, startRenderer, type TestRenderer } from "../helpers/setup.js";
@@ -53,7 +54,7 @@ forEachEngine((engine) => {
   let refusedProxy: ForwardProxy;
   /** A private port nobody allowed, and an allowed port where nothing listens. */
   let outside: Awaited<ReturnType<typeof countingServer>>;
-  let deadPort: number;
+  const deadPort = CLOSED_PORT;
   let started: TestRenderer;
   const otherUrl = (path: string) => `http://localhost:${other.port}${path}`;
   const render = (path: string, options: Record<string, unknown> = {}) =>
@@ -92,9 +93,6 @@ forEachEngine((engine) => {
       "/report": { status: 204 },
     });
     outside = await countingServer();
-    const dead = await countingServer();
-    deadPort = dead.port;
-    await dead.close();
     proxy = await startForwardProxy("user:p@ss");
     refusedProxy = await startForwardProxy();
     const allow = [site.port, other.port, proxy.port, deadPort].map((port) => `127.0.0.1:${port}`);
