@@ -93,12 +93,19 @@ const READ_PAGE = `<!doctype html><body><script>
 })();
 </script></body>`;
 
+/** Reports the media the page is shown in (what `media` emulates). */
+const MEDIA_PAGE = `<!doctype html><body><script>
+fetch("/report-media", { method: "POST", body: matchMedia("print").matches ? "print" : "screen" })
+  .then(() => document.body.insertAdjacentHTML("beforeend", "<p id=done>done</p>"));
+</script></body>`;
+
 const SITE: Record<string, { type: string; body: string; headers?: Record<string, string> }> = {
   "/write": { type: "text/html", body: WRITE_PAGE, headers: { "set-cookie": "server_cookie=1; Path=/; Max-Age=3600" } },
   "/read": { type: "text/html", body: READ_PAGE },
   "/sw.js": { type: "text/javascript", body: "self.addEventListener('fetch', () => {});" },
   "/cached.js": { type: "text/javascript", body: "1", headers: { "cache-control": "max-age=3600" } },
   "/late-worker.js": { type: "text/javascript", body: LATE_WORKER },
+  "/media": { type: "text/html", body: MEDIA_PAGE },
 };
 
 /** A site on loopback that records the state reports, the Cookie headers and the cacheable fetches. */
@@ -106,6 +113,8 @@ class StateSite {
   reports: SeenState[] = [];
   cookieHeaders: (string | undefined)[] = [];
   cachedFetches = 0;
+  /** Per `/media` render: the media its page reported. */
+  media: { media: string }[] = [];
   private server: Server | undefined;
 
   async start(): Promise<string> {
@@ -116,6 +125,19 @@ class StateSite {
 
   private answer(req: IncomingMessage, res: ServerResponse): void {
     const path = new URL(req.url ?? "/", "http://x").pathname;
+    if (path === "/media") this.media.push({ media: "" });
+    if (path === "/report-media") {
+      let body = "";
+      req.on("data", (chunk: Buffer) => {
+        body += chunk;
+      });
+      req.on("end", () => {
+        const last = this.media.at(-1);
+        if (last) last.media = body;
+        res.writeHead(204).end();
+      });
+      return;
+    }
     if (path === "/report") {
       let body = "";
       req.on("data", (chunk: Buffer) => {
@@ -212,6 +234,38 @@ forEachEngine((engine) => {
       const after = await read("project-c");
       expect(after.seen).toEqual(fresh.seen);
       expect(after.seen.geolocation).not.toBe("granted");
+    });
+  });
+  describe("a reused page is given each render's own settings", () => {
+    const site = new StateSite();
+    let host = "";
+    let started: TestRenderer | undefined;
+
+    beforeAll(async () => {
+      host = await site.start();
+      started = await startRenderer([host], { concurrency: 1 }, engine);
+    });
+    afterAll(async () => {
+      await started?.close();
+      await site.close();
+    });
+
+    const stats = () => (started ? browserEngine(started.renderer).stats() : undefined);
+
+    it("the emulated media is each render's own, not the last render's", async () => {
+      // A pdf is printed in the print media unless `media` says otherwise; a png is shown on screen.
+      const asks = [{ format: "pdf" }, { format: "png" }, { format: "pdf", media: "screen" }, { format: "pdf" }];
+      for (const extra of asks) {
+        // Each render waits until the page before it is reset and idle, so it is handed that page.
+        await expect.poll(() => stats()?.idlePages ?? 0).toBe(site.media.length > 0 ? 1 : 0);
+        await started?.renderer.render(
+          { url: `http://${host}/media`, width: 320, height: 200, wait_for: "#done", ...extra },
+          { job: { projectId: "project-e" } },
+        );
+      }
+      // The first render opens the page; the three after it are handed that page.
+      expect(stats()?.reusedPages).toBe(asks.length - 1);
+      expect(site.media.map((m) => m.media)).toEqual(["print", "screen", "screen", "print"]);
     });
   });
 });

@@ -176,7 +176,8 @@ export async function watchMainDocument(devtools: DevtoolsChannel): Promise<Main
     async stop(keepNetwork) {
       devtools.off("Network.requestWillBeSent", sent);
       devtools.off("Network.responseReceivedExtraInfo", answered);
-      if (!keepNetwork) await devtools.send("Network.disable").catch(() => undefined);
+      // Not waited for: a session runs its commands in order, so its next one comes after it.
+      if (!keepNetwork) void devtools.send("Network.disable").catch(() => undefined);
     },
   };
 }

@@ -19,6 +19,14 @@ import { newContext } from "./spare-page.js";
 export interface PlaywrightPage extends PreparedPage {
   page: Page;
   counter: BlockCounter;
+  /** The per-render settings the page holds now (a reused page skips saying them again). */
+  applied: AppliedSettings;
+}
+
+/** The extra headers (as JSON) and the emulated media a page was last given. */
+export interface AppliedSettings {
+  headers: string;
+  media: string;
 }
 
 export type LoadedPage = LoadedTarget<BrowserContext, PlaywrightPage>;
@@ -33,6 +41,8 @@ export interface ReadyPage {
   egress: EgressSession;
   devtools?: CDPSession;
   reused?: boolean;
+  /** What a reused page was last given (`AppliedSettings`). */
+  applied?: AppliedSettings;
 }
 
 /**
@@ -51,8 +61,9 @@ async function addCookies(context: BrowserContext, target: PageTarget, settings:
 
 /**
  * Opens the page (or takes the ready one), with every setting that must precede navigation. A
- * reused page has its per-render settings said again (headers, media), since the last render's
- * stay; `keep`: the page may be reused, so it gets a DevTools session it keeps for its life.
+ * reused page has its per-render settings (headers, media) said again where they differ from the
+ * last render's, which stay; `keep`: the page may be reused, so it gets a DevTools session it
+ * keeps for its life.
  */
 async function preparePage(
   context: BrowserContext,
@@ -66,17 +77,13 @@ async function preparePage(
   const counter: BlockCounter = { blocked: 0 };
   await applyPageHooks(context, settings, counter);
   const page = ready?.page ?? (await raceSignal(context.newPage(), signal));
-  const reused = ready?.reused === true;
+  // A new page has no extra headers and the browser's media: `last` stands for that.
+  const last = (ready?.reused === true && ready.applied) || { headers: "{}", media: "" };
   const headers = pageHeaders(target, settings);
+  const applied: AppliedSettings = { headers: JSON.stringify(headers.everywhere), media: settings.media ?? "" };
   await addTargetHeaders(context, page, headers.target);
-  const size = page.viewportSize();
-  if (size?.width !== settings.width || size?.height !== settings.height) {
-    await page.setViewportSize({ width: settings.width, height: settings.height });
-  }
-  // Only what may go to every origin: the caller's own headers go to the target's (`addTargetHeaders`).
-  if (reused || Object.keys(headers.everywhere).length > 0) await page.setExtraHTTPHeaders(headers.everywhere);
   page.setDefaultTimeout(settings.timeoutMs);
-  if (reused || settings.media) await page.emulateMedia({ media: settings.media ?? null });
+  const size = page.viewportSize();
   // A DevTools session of its own that lives as long as the page (closed with the context): the
   // resource log, the main document's redirects while `loadTarget` navigates, a reused page's reset.
   const devtools =
@@ -84,12 +91,21 @@ async function preparePage(
     (keep || settings.recordResources || target.url !== undefined
       ? await raceSignal(context.newCDPSession(page), signal)
       : undefined);
-  // Chromium keeps emulated media per DevTools session, and a second session on the page drops
-  // the first one's for printing: say it on this session too.
-  if (devtools && (reused || settings.media))
-    await raceSignal(devtools.send("Emulation.setEmulatedMedia", { media: settings.media ?? "" }), signal);
+  const steps: Promise<unknown>[] = [];
+  if (size?.width !== settings.width || size?.height !== settings.height) {
+    steps.push(page.setViewportSize({ width: settings.width, height: settings.height }));
+  }
+  // Only what may go to every origin: the caller's own headers go to the target's (`addTargetHeaders`).
+  if (applied.headers !== last.headers) steps.push(page.setExtraHTTPHeaders(headers.everywhere));
+  if (applied.media !== last.media) {
+    steps.push(page.emulateMedia({ media: settings.media ?? null }));
+    // Chromium keeps emulated media per DevTools session, and a second session on the page drops
+    // the first one's for printing: say it on this session too.
+    if (devtools) steps.push(devtools.send("Emulation.setEmulatedMedia", { media: applied.media }));
+  }
+  await raceSignal(Promise.all(steps), signal);
   const resources = settings.recordResources && devtools ? await raceSignal(ResourceLog.attach(devtools), signal) : undefined;
-  return { page, counter, resources, devtools };
+  return { page, counter, resources, devtools, applied };
 }
 
 /** Playwright's calls for core's load skeleton; `ready` is a context and page opened ahead. */

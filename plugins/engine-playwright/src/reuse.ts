@@ -9,6 +9,7 @@ export function shelfEntry(loaded: LoadedPage): ReadyPage {
     page: loaded.page,
     devtools: loaded.devtools as ReadyPage["devtools"],
     egress: loaded.egress,
+    applied: loaded.applied,
   };
 }
 

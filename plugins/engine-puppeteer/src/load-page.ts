@@ -11,7 +11,7 @@ import {
 } from "@renderkit/core/chromium";
 import type { Browser, BrowserContext, CDPSession, HTTPRequest, Page } from "puppeteer-core";
 import { translateError } from "./errors.js";
-import { refreshPage, setUpPage } from "./page-setup.js";
+import { appliedSettings, refreshPage, setUpPage } from "./page-setup.js";
 import { applyPageHooks, type BlockCounter } from "./request-filter.js";
 
 /** A Puppeteer page set up for the render. */
@@ -20,6 +20,8 @@ export interface PuppeteerPage extends PreparedPage {
   /** The page's own DevTools session (locale overrides live as long as it does). */
   cdp: CDPSession;
   counter: BlockCounter;
+  /** The per-render settings the page holds now (`appliedSettings`). */
+  applied: string;
 }
 
 export type LoadedPage = LoadedTarget<BrowserContext, PuppeteerPage>;
@@ -30,6 +32,8 @@ export interface ReusedPage {
   page: Page;
   cdp: CDPSession;
   egress: EgressSession;
+  /** What the page was last given (`appliedSettings`). */
+  applied: string;
 }
 
 /**
@@ -54,17 +58,18 @@ async function preparePage(
   reused: ReusedPage | undefined,
 ): Promise<PuppeteerPage> {
   const headers = pageHeaders(target, settings);
+  const applied = appliedSettings(settings, headers.everywhere);
   if (reused) {
     const { page, cdp } = reused;
-    await raceSignal(refreshPage(page, cdp, target, settings, headers.everywhere), signal);
-    return { page, cdp, counter: { blocked: 0 }, devtools: cdp };
+    await raceSignal(refreshPage(page, cdp, target, settings, headers.everywhere, reused.applied), signal);
+    return { page, cdp, counter: { blocked: 0 }, devtools: cdp, applied };
   }
   const page = await raceSignal(context.newPage(), signal);
   const cdp = await raceSignal(setUpPage(page, target, settings, headers.everywhere), signal);
   const resources = settings.recordResources ? await raceSignal(ResourceLog.attach(cdp), signal) : undefined;
   const counter: BlockCounter = { blocked: 0 };
   await raceSignal(applyPageHooks(page, settings, counter, headers.target), signal);
-  return { page, cdp, counter, resources, devtools: cdp };
+  return { page, cdp, counter, resources, devtools: cdp, applied };
 }
 
 /** Chromium's favicon request for the page (type "other", `/favicon.ico`), not one the page made. */

@@ -70,11 +70,17 @@ async function setCookies(cdp: CDPSession, target: PageTarget, settings: PageSet
   if (cookies.length > 0) await cdp.send("Network.setCookies", { cookies });
 }
 
+/** The per-render settings a page holds: its extra headers and emulated media, as JSON. */
+export function appliedSettings(settings: PageSettings, everywhere: Record<string, string>): string {
+  return JSON.stringify([everywhere, settings.media ?? "", settings.colorScheme, settings.reducedMotion]);
+}
+
 /**
  * Says a reused page's per-render settings again on the session it kept (`setUpPage` made it): the
- * viewport, media, extra headers, cookies and timeouts. The rest (user agent, locale, time zone,
- * JavaScript, colour scheme, motion, device scale) is the same for every render that may reuse
- * the page (`reuseKey`), and the reset cleared the last render's cookies.
+ * viewport, cookies and timeouts, and the media and extra headers when they differ from what the
+ * page was last given (`applied`, from `appliedSettings`). The rest (user agent, locale, time
+ * zone, JavaScript, device scale) is the same for every render that may reuse the page
+ * (`reuseKey`), and the reset cleared the last render's cookies.
  */
 export async function refreshPage(
   page: Page,
@@ -82,15 +88,15 @@ export async function refreshPage(
   target: PageTarget,
   settings: PageSettings,
   everywhere: Record<string, string>,
+  applied: string,
 ): Promise<void> {
   page.setDefaultTimeout(settings.timeoutMs);
   page.setDefaultNavigationTimeout(settings.timeoutMs);
   const size = page.viewport();
-  const steps: Promise<unknown>[] = [
-    emulateMedia(cdp, settings),
-    page.setExtraHTTPHeaders(everywhere),
-    setCookies(cdp, target, settings),
-  ];
+  const steps: Promise<unknown>[] = [setCookies(cdp, target, settings)];
+  if (appliedSettings(settings, everywhere) !== applied) {
+    steps.push(emulateMedia(cdp, settings), page.setExtraHTTPHeaders(everywhere));
+  }
   if (size?.width !== settings.width || size?.height !== settings.height) {
     steps.push(
       page.setViewport({ width: settings.width, height: settings.height, deviceScaleFactor: settings.deviceScaleFactor }),

@@ -4,7 +4,7 @@ import type { LoadedPage, ReusedPage } from "./load-page.js";
 
 /** What the shelf keeps of a loaded page: the context, the page, its DevTools session and proxy. */
 export function shelfEntry(loaded: LoadedPage): ReusedPage {
-  return { context: loaded.context, page: loaded.page, cdp: loaded.cdp, egress: loaded.egress };
+  return { context: loaded.context, page: loaded.page, cdp: loaded.cdp, egress: loaded.egress, applied: loaded.applied };
 }
 
 /**
