@@ -8,8 +8,24 @@ import type { Size } from "./output-size.js";
  */
 export const INPUT_LIMIT = { limitInputPixels: MAX_TOTAL_PIXELS };
 
+/** The PNG signature, then the first chunk's length (13) and type: IHDR. */
+const PNG_START = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52];
+
+/**
+ * The size a PNG's IHDR chunk gives (width and height, big-endian, just after it): what every
+ * capture of the engines is, read without a call into sharp (~3 ms of the main thread per render).
+ */
+function pngSize(bytes: Uint8Array): Size | undefined {
+  if (bytes.length < 24 || PNG_START.some((byte, i) => bytes[i] !== byte)) return undefined;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, 24);
+  const size = { width: view.getUint32(16), height: view.getUint32(20) };
+  return size.width > 0 && size.height > 0 ? size : undefined;
+}
+
 /** Pixel size of an encoded image, from its header only (no decoding). */
 export async function imageSize(bytes: Uint8Array): Promise<Size> {
+  const png = pngSize(bytes);
+  if (png) return png;
   const { width, height } = await sharp(bytes, INPUT_LIMIT).metadata();
   return { width, height };
 }

@@ -22,6 +22,33 @@ function sections(heights: number[]): Promise<Buffer[]> {
   return Promise.all(heights.map((h, i) => solid(200, h, COLOURS[i % COLOURS.length] ?? [0, 0, 0, 255])));
 }
 
+describe("imageSize", () => {
+  it("reads a PNG's size from its header, as sharp does, and other formats through sharp", async () => {
+    for (const [width, height] of [
+      [1, 1],
+      [1280, 1024],
+      [70_000, 3],
+    ] as const) {
+      const png = await sharp({ create: { width, height, channels: 4, background: "#fff" } })
+        .png()
+        .toBuffer();
+      expect(await imageSize(png)).toEqual(
+        await sharp(png, { limitInputPixels: false })
+          .metadata()
+          .then((m) => ({ width: m.width, height: m.height })),
+      );
+      expect(await imageSize(png)).toEqual({ width, height });
+    }
+    const jpeg = await sharp({ create: { width: 33, height: 44, channels: 3, background: "#000" } })
+      .jpeg()
+      .toBuffer();
+    expect(await imageSize(jpeg)).toEqual({ width: 33, height: 44 });
+    // A PNG cut short after its signature is no size: sharp refuses it.
+    const png = await solid(10, 10, [0, 0, 0, 255]);
+    await expect(imageSize(png.subarray(0, 20))).rejects.toThrow();
+  });
+});
+
 describe("openSections / convertImage with sections", () => {
   it("stacks equal sections (the last shorter) in order, at their exact total height", async () => {
     const parts = await sections([1000, 1000, 1000, 300]);
