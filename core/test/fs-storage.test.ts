@@ -32,6 +32,18 @@ describe("FsStorage specifics", () => {
     expect(storage.localPath("abc_s.png")).toBe(join(root, "abc_s.png"));
   });
 
+  it("makes a key's directories when they are missing, also when they went after an earlier put", async () => {
+    const fresh = new FsStorage(join(await tempRoot(), "not-yet"));
+    await fresh.put("2024/06/a.pdf", Buffer.from("pdf a"), { contentType: "application/pdf" });
+    await rm(join(fresh.root, "2024"), { recursive: true });
+    await fresh.put("2024/06/b.pdf", Buffer.from("pdf b"), { contentType: "application/pdf" });
+    const read = await fresh.get("2024/06/b.pdf");
+    expect(read?.size).toBe(5);
+    expect(read?.contentType).toBe("application/pdf");
+    read?.body.destroy();
+    expect(await fresh.get("2024/06/a.pdf")).toBeUndefined();
+  });
+
   it("refuses keys that would escape the root or hit a sidecar", () => {
     for (const key of ["../x", "/abs", "", "a/../b", ".hidden", "a/.b", "a//b", "a\\b", "x.meta.json", "a/b/c/d/e/f"]) {
       expect(() => assertStorageKey(key), key).toThrow();

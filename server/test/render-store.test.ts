@@ -82,6 +82,17 @@ describe("RenderStore", () => {
     });
   });
 
+  it("makes its directory when it is missing, also when it went after an earlier write", async () => {
+    const missing = join(dir, "not-yet", "records");
+    const store = new RenderStore(missing, 60_000, logger);
+    const job = { projectId: "p1" };
+    await store.apply({ type: "render.created", renderId: "d1", at: Date.now(), job });
+    expect(existsSync(join(missing, "d1.json"))).toBe(true);
+    rmSync(join(dir, "not-yet"), { recursive: true });
+    await store.apply({ type: "render.created", renderId: "d2", at: Date.now(), job });
+    expect(existsSync(join(missing, "d2.json"))).toBe(true);
+  });
+
   it("times out a wait with the current state", async () => {
     const store = new RenderStore(dir, 60_000, logger);
     store.apply({ type: "render.created", renderId: "r2", at: Date.now(), job: { projectId: "p" } });

@@ -41,15 +41,27 @@ export class FsStorage implements Storage {
 
   async put(key: string, body: Uint8Array | Readable, meta: StoredMeta): Promise<{ size: number }> {
     const target = this.path(key);
-    await mkdir(dirname(target), { recursive: true });
     const temp = join(dirname(target), `.${randomUUID()}.tmp`);
     const tempMeta = `${temp}.meta`;
     try {
-      if (body instanceof Uint8Array) await writeFile(temp, body);
-      else await pipeline(body, createWriteStream(temp));
-      const { size } = await stat(temp);
-      const file: MetaFile = { ...meta, createdAt: Date.now(), size };
-      await writeFile(tempMeta, JSON.stringify(file));
+      let size: number;
+      if (body instanceof Uint8Array) {
+        // The bytes and their metadata at once; the directory is made only when it is missing.
+        size = body.byteLength;
+        const file: MetaFile = { ...meta, createdAt: Date.now(), size };
+        const write = () => Promise.all([writeFile(temp, body), writeFile(tempMeta, JSON.stringify(file))]);
+        await write().catch(async (error: unknown) => {
+          if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+          await mkdir(dirname(target), { recursive: true });
+          await write();
+        });
+      } else {
+        await mkdir(dirname(target), { recursive: true });
+        await pipeline(body, createWriteStream(temp));
+        ({ size } = await stat(temp));
+        const file: MetaFile = { ...meta, createdAt: Date.now(), size };
+        await writeFile(tempMeta, JSON.stringify(file));
+      }
       const previous = this.writing.get(key) ?? Promise.resolve();
       const swap = previous
         .catch(() => undefined)

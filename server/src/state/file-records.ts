@@ -96,8 +96,12 @@ export class RenderStore implements RenderRecords {
     const file = join(this.dir, `${record.renderId}.json`);
     this.writes = this.writes
       .then(async () => {
-        await mkdir(this.dir, { recursive: true });
-        await writeFile(`${file}.tmp`, text);
+        // The directory is made once, and again should it have gone.
+        await writeFile(`${file}.tmp`, text).catch(async (error: unknown) => {
+          if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+          await mkdir(this.dir, { recursive: true });
+          await writeFile(`${file}.tmp`, text);
+        });
         await rename(`${file}.tmp`, file);
       })
       .catch((error: unknown) =>
