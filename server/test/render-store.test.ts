@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConsoleLogger } from "@renderkit/core";
@@ -91,6 +91,21 @@ describe("RenderStore", () => {
     rmSync(join(dir, "not-yet"), { recursive: true });
     await store.apply({ type: "render.created", renderId: "d2", at: Date.now(), job });
     expect(existsSync(join(missing, "d2.json"))).toBe(true);
+  });
+
+  it("writes a record again only when an event changed it", async () => {
+    const store = new RenderStore(dir, 60_000, logger);
+    const job = { projectId: "p1" };
+    const file = join(dir, "w1.json");
+    await store.apply({ type: "render.created", renderId: "w1", at: Date.now(), job });
+    const written = statSync(file).ino;
+    // A first attempt's start changes nothing the record says: the file stays as it was.
+    await store.apply({ type: "render.started", renderId: "w1", attempt: 1, at: Date.now(), job });
+    expect(statSync(file).ino).toBe(written);
+    // A second attempt makes it `retrying`: written (a new file renamed into place).
+    await store.apply({ type: "render.started", renderId: "w1", attempt: 2, at: Date.now(), job });
+    expect(statSync(file).ino).not.toBe(written);
+    expect(JSON.parse(readFileSync(file, "utf8"))).toMatchObject({ status: "retrying", attempt: 2 });
   });
 
   it("times out a wait with the current state", async () => {

@@ -39,6 +39,7 @@ export class RenderStore implements RenderRecords {
     const record: RenderRecord = known ?? newRecord(event, this.ttlMs);
     // The first end stands: a second final event for the same render changes nothing.
     if (TERMINAL.has(record.status)) return this.writes;
+    const before = known && JSON.stringify(known);
     switch (event.type) {
       case "render.started":
         record.attempt = event.attempt;
@@ -54,6 +55,9 @@ export class RenderStore implements RenderRecords {
         break;
     }
     this.records.set(record.renderId, record);
+    // Nothing to write when the event changed nothing (a first attempt's start: the record
+    // already says attempt 1): the file on disk says the same.
+    if (before !== undefined && JSON.stringify(record) === before) return this.writes;
     const written = this.persist(record);
     if (TERMINAL.has(record.status)) {
       // Waiters (a sync answer) hear of the end once it is on disk: a crash right after the
