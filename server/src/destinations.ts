@@ -10,7 +10,7 @@ import {
   snakeName,
 } from "@renderkit/core";
 import { policyLookup } from "@renderkit/core/internal";
-import { type S3Location as BucketLocation, encodeKey, S3Storage, uploadToPresignedUrl } from "@renderkit/storage-s3";
+import type { S3Location as BucketLocation, S3Storage } from "@renderkit/storage-s3";
 import { s3StorageOptions } from "./config-scale.js";
 import type { ProjectStore } from "./projects.js";
 import { refuseUnlessPublic } from "./server-options.js";
@@ -40,6 +40,8 @@ const RETIRE_MS = 15 * 60_000;
  * a render again for its address and for render links. One client per project bucket, reused.
  */
 export class Destinations {
+  /** The S3 plugin, loaded on first use: a server that never writes to a bucket does without it. */
+  private s3: Promise<typeof import("@renderkit/storage-s3")> | undefined;
   private readonly buckets = new Map<string, S3Storage>();
   /** Evicted clients not closed yet. */
   private readonly retired = new Set<S3Storage>();
@@ -50,6 +52,11 @@ export class Destinations {
     private readonly baseUrl: string,
     private readonly logger: Logger,
   ) {}
+
+  private s3Module(): Promise<typeof import("@renderkit/storage-s3")> {
+    this.s3 ??= import("@renderkit/storage-s3");
+    return this.s3;
+  }
 
   private policy(): AddressPolicy {
     return new AddressPolicy({ allowPrivate: this.config.allowPrivateNetworks });
@@ -92,7 +99,8 @@ export class Destinations {
       endpoint: options.s3Endpoint ?? project.s3.endpoint,
     };
     const key = `${options.s3Path ?? renderId}${options.noSuffix ? "" : `.${extension}`}`;
-    const storage = this.storageFor(project, bucket);
+    const { encodeKey } = await this.s3Module();
+    const storage = await this.storageFor(project, bucket);
     let url = `${this.baseUrl}/renders/${encodeURIComponent(renderId)}.${extension}`;
     if (options.cdnHost !== undefined) {
       const cdn = /^https?:\/\//i.test(options.cdnHost) ? options.cdnHost : `https://${options.cdnHost}`;
@@ -114,18 +122,19 @@ export class Destinations {
     return {
       url: `${target.origin}${target.pathname}`,
       key,
-      put: (body, meta) => uploadToPresignedUrl(address, body, { contentType: meta.contentType }, { policy: this.policy() }),
+      put: async (body, meta) =>
+        (await this.s3Module()).uploadToPresignedUrl(address, body, { contentType: meta.contentType }, { policy: this.policy() }),
     };
   }
 
   /** The storage and key of a render kept in a project's bucket; undefined for any other render. */
-  locate(record: RenderRecord): { storage: Storage; key: string } | undefined {
+  async locate(record: RenderRecord): Promise<{ storage: Storage; key: string } | undefined> {
     const location = record.result?.location as Partial<S3Location> | undefined;
     if (location?.kind !== "s3" || typeof location.key !== "string" || !location.bucket) return undefined;
     const project = this.projects.byId(location.projectId ?? "");
     if (!project?.s3) return undefined;
     const bucket = { ...project.s3, bucket: location.bucket, region: location.region, endpoint: location.endpoint };
-    return { storage: this.storageFor(project, bucket), key: location.key };
+    return { storage: await this.storageFor(project, bucket), key: location.key };
   }
 
   /**
@@ -134,7 +143,9 @@ export class Destinations {
    * allows, resolved once per client and pinned: a name cannot be rebound to an internal host
    * between the submit-time check and the upload.
    */
-  private storageFor(project: Project, bucket: S3Config): S3Storage {
+  private async storageFor(project: Project, bucket: S3Config): Promise<S3Storage> {
+    // First, so that nothing below waits: two renders never make two clients of one bucket.
+    const { S3Storage } = await this.s3Module();
     const id = JSON.stringify([project.id, bucket.bucket, bucket.region, bucket.endpoint, bucket.forcePathStyle]);
     let storage = this.buckets.get(id);
     if (storage) {

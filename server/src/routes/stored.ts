@@ -55,7 +55,7 @@ async function findNow(ctx: AppContext, key: string): Promise<FoundRender | unde
   }
   const renderId = key.slice(0, key.lastIndexOf("."));
   const record = await ctx.store.get(renderId);
-  const located = record?.status === "succeeded" ? ctx.destinations.locate(record) : undefined;
+  const located = record?.status === "succeeded" ? await ctx.destinations.locate(record) : undefined;
   if (!located) return undefined;
   const { storage, key: objectKey } = located;
   const object = await storage.get(objectKey, { start: 0, end: 0 });
@@ -72,7 +72,7 @@ async function findNow(ctx: AppContext, key: string): Promise<FoundRender | unde
 export async function readRender(ctx: AppContext, record: RenderRecord, range?: ByteRange): Promise<StoredObject> {
   const result = record.result;
   if (!result) throw new RenderError("EngineResponseNotOkError", "The render has no stored file");
-  const located = ctx.destinations.locate(record);
+  const located = await ctx.destinations.locate(record);
   const stored = await unavailableOnFailure(
     ctx,
     result.key,

@@ -1,5 +1,5 @@
 import { RenderError } from "@renderkit/core";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 
 /** The address without its password, for messages and logs. */
 export function redactRedisUrl(url: string): string {
@@ -23,6 +23,8 @@ export function redactRedisUrl(url: string): string {
  * a message naming the (redacted) address when Redis cannot be reached at start.
  */
 export async function connectRedis(url: string, name: string): Promise<Redis> {
+  // Loaded on demand: a server on files never needs the client (~40 ms and ~30 MB at start).
+  const { Redis } = await import("ioredis");
   const client = new Redis(url, {
     lazyConnect: true,
     connectionName: `renderkit-${name}`,
