@@ -9,7 +9,7 @@ import { PROJECT, settings, useProcesses } from "./processes.js";
 /**
  * A server on files loads neither the S3 SDK nor BullMQ nor the Redis client: they are loaded
  * when the config asks for S3 or Redis, or when a render writes to a project's bucket (together
- * ~250 ms and ~50 MB of a server's start).
+ * ~150 ms and ~12 MB of a server's start).
  */
 
 const TRACE_HOOK = fileURLToPath(new URL("../../test/helpers/module-trace/register.mjs", import.meta.url));

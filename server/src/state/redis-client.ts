@@ -23,7 +23,7 @@ export function redactRedisUrl(url: string): string {
  * a message naming the (redacted) address when Redis cannot be reached at start.
  */
 export async function connectRedis(url: string, name: string): Promise<Redis> {
-  // Loaded on demand: a server on files never needs the client (~40 ms and ~30 MB at start).
+  // Loaded on demand: a server on files never needs the client.
   const { Redis } = await import("ioredis");
   const client = new Redis(url, {
     lazyConnect: true,
