@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserEngine, forEachEngine, startRenderer, type TestRenderer } from "../helpers/setup.js";
+import { browserEngine, type EngineName, forEachEngine, startRenderer, type TestRenderer } from "../helpers/setup.js";
 
 /**
  * Renders may reuse a reset page of an earlier render of their project (issue 15). These checks
@@ -117,10 +117,15 @@ class StateSite {
   media: { media: string }[] = [];
   private server: Server | undefined;
 
+  /** `http://127.0.0.1:<port>`, once started. */
+  origin = "";
+
   async start(): Promise<string> {
     this.server = createServer((req, res) => this.answer(req, res));
     await new Promise<void>((resolve) => this.server?.listen(0, "127.0.0.1", resolve));
-    return `127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    const host = `127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    this.origin = `http://${host}`;
+    return host;
   }
 
   private answer(req: IncomingMessage, res: ServerResponse): void {
@@ -161,26 +166,34 @@ class StateSite {
   }
 }
 
+/**
+ * A `StateSite` and a renderer on `engine` that may reach it, for the calling `describe`: one page
+ * at a time, so a later render of the same project is handed the earlier one's page.
+ */
+function useStateRenderer(engine: EngineName) {
+  const site = new StateSite();
+  let started: TestRenderer | undefined;
+  beforeAll(async () => {
+    started = await startRenderer([await site.start()], { concurrency: 1 }, engine);
+  });
+  afterAll(async () => {
+    await started?.close();
+    await site.close();
+  });
+  const renderer = () => {
+    if (!started) throw new Error("the renderer is not started (use inside tests)");
+    return started.renderer;
+  };
+  return { site, renderer, stats: () => (started ? browserEngine(started.renderer).stats() : undefined) };
+}
+
 forEachEngine((engine) => {
   describe("a reused page shows nothing of earlier renders", () => {
-    const site = new StateSite();
-    let host = "";
-    let started: TestRenderer | undefined;
+    const { site, renderer, stats } = useStateRenderer(engine);
     const SMALL = { width: 320, height: 200, wait_for: "#done", format: "png" };
 
-    beforeAll(async () => {
-      host = await site.start();
-      // One page at a time, so a later render of the same project is handed the earlier one's page.
-      started = await startRenderer([host], { concurrency: 1 }, engine);
-    });
-    afterAll(async () => {
-      await started?.close();
-      await site.close();
-    });
-
     const render = (path: string, projectId: string, extra: Record<string, unknown> = {}) =>
-      started?.renderer.render({ url: `http://${host}${path}`, ...SMALL, ...extra }, { job: { projectId } });
-    const stats = () => (started ? browserEngine(started.renderer).stats() : undefined);
+      renderer().render({ url: `${site.origin}${path}`, ...SMALL, ...extra }, { job: { projectId } });
     const reused = () => stats()?.reusedPages ?? 0;
     const idle = () => stats()?.idlePages ?? 0;
 
@@ -208,7 +221,7 @@ forEachEngine((engine) => {
       expect(after.refetched).toBe(true);
       // An html render's document is about:blank too: its writers must be gone all the same.
       await expect.poll(idle).toBe(1);
-      await started?.renderer.render({ html: HTML_WRITER, ...SMALL }, { job: { projectId: "project-a" } });
+      await renderer().render({ html: HTML_WRITER, ...SMALL }, { job: { projectId: "project-a" } });
       await expect.poll(idle).toBe(1);
       const afterHtml = await read("project-a");
       expect(reused() - before).toBe(4);
@@ -237,20 +250,7 @@ forEachEngine((engine) => {
     });
   });
   describe("a reused page is given each render's own settings", () => {
-    const site = new StateSite();
-    let host = "";
-    let started: TestRenderer | undefined;
-
-    beforeAll(async () => {
-      host = await site.start();
-      started = await startRenderer([host], { concurrency: 1 }, engine);
-    });
-    afterAll(async () => {
-      await started?.close();
-      await site.close();
-    });
-
-    const stats = () => (started ? browserEngine(started.renderer).stats() : undefined);
+    const { site, renderer, stats } = useStateRenderer(engine);
 
     it("the emulated media is each render's own, not the last render's", async () => {
       // A pdf is printed in the print media unless `media` says otherwise; a png is shown on screen.
@@ -258,8 +258,8 @@ forEachEngine((engine) => {
       for (const extra of asks) {
         // Each render waits until the page before it is reset and idle, so it is handed that page.
         await expect.poll(() => stats()?.idlePages ?? 0).toBe(site.media.length > 0 ? 1 : 0);
-        await started?.renderer.render(
-          { url: `http://${host}/media`, width: 320, height: 200, wait_for: "#done", ...extra },
+        await renderer().render(
+          { url: `${site.origin}/media`, width: 320, height: 200, wait_for: "#done", ...extra },
           { job: { projectId: "project-e" } },
         );
       }
