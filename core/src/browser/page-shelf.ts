@@ -65,9 +65,8 @@ export function pageShelf<E>(
   const cores = availableParallelism();
   // A core for each page at work, and one page more than the shelf keeps at most: the overlap
   // costs one renderer process, not one per key.
-  const overlap = (resetting: number) => busy() + resetting <= cores && busy() + resetting + shelf.size() <= maxIdle + 1;
-  const shelf: PageShelf<E> = new PageShelf({ maxIdle, maxUses: MAX_USES, idleMs: IDLE_MS, discard, overlap });
-  return shelf;
+  const overlap = (resetting: number, idle: number) => busy() + resetting <= cores && busy() + resetting + idle <= maxIdle + 1;
+  return new PageShelf({ maxIdle, maxUses: MAX_USES, idleMs: IDLE_MS, discard, overlap });
 }
 
 /** A page on the shelf: what the engine keeps of it, how often it rendered, and its browser. */
@@ -89,10 +88,11 @@ export interface PageShelfOptions<E> {
   /** Closes a page that leaves the shelf without being taken. */
   discard(entry: E): Promise<void>;
   /**
-   * Whether a render that finds no idle page of its key, while `resetting` resets are under way,
-   * opens a page of its own rather than wait for one (default: it waits).
+   * Whether a render that finds no idle page of its key, while `resetting` resets are under way
+   * and `idle` pages (of any key) wait on the shelf, opens a page of its own rather than wait for
+   * one (default: it waits).
    */
-  overlap?(resetting: number): boolean;
+  overlap?(resetting: number, idle: number): boolean;
 }
 
 /** Times a render waits for a reset under way before it opens a page of its own. */
@@ -122,7 +122,7 @@ export class PageShelf<E> {
     for (let waits = 0; ; waits++) {
       const found = this.pick(key, owner);
       const resetting = this.pending.get(key);
-      if (found || !resetting?.size || waits >= MAX_WAITS || this.options.overlap?.(this.resetting())) return found;
+      if (found || !resetting?.size || waits >= MAX_WAITS || this.options.overlap?.(this.resetting(), this.size())) return found;
       await withTimeout(Promise.race(resetting), 2_000).catch(() => undefined);
     }
   }
