@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ByteRange, Storage, StoredMeta, StoredObject } from "../contracts/storage.js";
+import { withDirectory } from "../util/with-directory.js";
 
 const KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,200}(\/[A-Za-z0-9][A-Za-z0-9._-]{0,200}){0,4}$/;
 const META_SUFFIX = ".meta.json";
@@ -49,12 +50,9 @@ export class FsStorage implements Storage {
         // The bytes and their metadata at once; the directory is made only when it is missing.
         size = body.byteLength;
         const file: MetaFile = { ...meta, createdAt: Date.now(), size };
-        const write = () => Promise.all([writeFile(temp, body), writeFile(tempMeta, JSON.stringify(file))]);
-        await write().catch(async (error: unknown) => {
-          if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-          await mkdir(dirname(target), { recursive: true });
-          await write();
-        });
+        await withDirectory(dirname(target), () =>
+          Promise.all([writeFile(temp, body), writeFile(tempMeta, JSON.stringify(file))]),
+        );
       } else {
         await mkdir(dirname(target), { recursive: true });
         await pipeline(body, createWriteStream(temp));

@@ -24,4 +24,5 @@ export { isSafeId, newRenderId } from "../util/ids.js";
 export { Semaphore } from "../util/semaphore.js";
 export { sweepStaleTempDirs } from "../util/temp-dir.js";
 export { sleep } from "../util/timeout.js";
+export { withDirectory } from "../util/with-directory.js";
 export { writeAtomic } from "../util/write-atomic.js";

@@ -1,8 +1,8 @@
 import { EventEmitter } from "node:events";
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { FinalRenderEvent, Logger, RenderEvent } from "@renderkit/core";
-import { isSafeId } from "@renderkit/core/internal";
+import { isSafeId, withDirectory } from "@renderkit/core/internal";
 import { endFields, finalEventOf, newRecord, type RenderRecord, type RenderRecords, TERMINAL } from "./records.js";
 
 export type { RenderRecord } from "./records.js";
@@ -100,12 +100,7 @@ export class RenderStore implements RenderRecords {
     const file = join(this.dir, `${record.renderId}.json`);
     this.writes = this.writes
       .then(async () => {
-        // The directory is made once, and again should it have gone.
-        await writeFile(`${file}.tmp`, text).catch(async (error: unknown) => {
-          if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-          await mkdir(this.dir, { recursive: true });
-          await writeFile(`${file}.tmp`, text);
-        });
+        await withDirectory(this.dir, () => writeFile(`${file}.tmp`, text));
         await rename(`${file}.tmp`, file);
       })
       .catch((error: unknown) =>
