@@ -1,5 +1,6 @@
 import type { BrowserConnection } from "@renderkit/core/chromium";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { loadPlaywright } from "./driver.js";
 import { uncompressedRelay } from "./uncompressed-relay.js";
 
 /**
@@ -7,6 +8,7 @@ import { uncompressedRelay } from "./uncompressed-relay.js";
  * keeps the connection uncompressed (`uncompressedRelay`).
  */
 export async function connectPlaywright(wsEndpoint: string): Promise<BrowserConnection<Browser>> {
+  const { chromium } = await loadPlaywright();
   const relay = await uncompressedRelay(wsEndpoint);
   let browser: Browser;
   try {

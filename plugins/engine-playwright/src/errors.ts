@@ -1,6 +1,6 @@
 import type { AddressChecker, RenderError } from "@renderkit/core";
 import { type DriverErrorKinds, translateDriverError } from "@renderkit/core/chromium";
-import { errors } from "playwright-core";
+import { loadedPlaywright } from "./driver.js";
 
 /** True when the message says the browser, context or page went away (crash, kill). */
 export function isGone(error: unknown): boolean {
@@ -14,7 +14,10 @@ export function isGone(error: unknown): boolean {
 
 /** How playwright-core says what went wrong; the rest of the translation is core's. */
 const PLAYWRIGHT_ERRORS: DriverErrorKinds = {
-  isTimeout: (error) => error instanceof errors.TimeoutError,
+  isTimeout: (error) => {
+    const driver = loadedPlaywright();
+    return driver !== undefined && error instanceof driver.errors.TimeoutError;
+  },
   isGone,
   badSelector:
     /is not a valid selector|SyntaxError: Failed to execute 'querySelector|while parsing (css )?selector|Unexpected token .* while parsing/,

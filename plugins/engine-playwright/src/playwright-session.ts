@@ -11,7 +11,8 @@ import type {
 } from "@renderkit/core";
 import { withTimeout } from "@renderkit/core";
 import { ChromiumSessionBase, captureMhtml, type LoadedParts, pageCookie, startCdpScreencast } from "@renderkit/core/chromium";
-import { type BrowserContext, type CDPSession, errors, type Page } from "playwright-core";
+import type { BrowserContext, CDPSession, Page } from "playwright-core";
+import { driverTimeout } from "./driver.js";
 import { translateError } from "./errors.js";
 import type { LoadedPage } from "./load-page.js";
 
@@ -136,10 +137,8 @@ export class PlaywrightSession extends ChromiumSessionBase implements PageSessio
       // same capture (~12 ms a render measured), which only its other modes need.
       const params = { format: settings.type, quality: settings.type === "jpeg" ? settings.quality : undefined };
       return this.run("taking the screenshot", async () => {
-        const shot = withTimeout(
-          devtools.send("Page.captureScreenshot", params),
-          this.timeoutMs,
-          () => new errors.TimeoutError(`the screenshot took longer than ${this.timeoutMs} ms`),
+        const shot = withTimeout(devtools.send("Page.captureScreenshot", params), this.timeoutMs, () =>
+          driverTimeout(`the screenshot took longer than ${this.timeoutMs} ms`),
         );
         return Buffer.from((await shot).data, "base64");
       });

@@ -1,10 +1,11 @@
 import type { AddressChecker, RenderError } from "@renderkit/core";
 import { type DriverErrorKinds, translateDriverError } from "@renderkit/core/chromium";
-import { ConnectionClosedError, TimeoutError } from "puppeteer-core";
+import { loadedPuppeteer } from "./driver.js";
 
 /** True when the browser, context or page went away under the call (crash, kill, close). */
 export function isGone(error: unknown): boolean {
-  if (error instanceof ConnectionClosedError) return true;
+  const driver = loadedPuppeteer();
+  if (driver !== undefined && error instanceof driver.ConnectionClosedError) return true;
   return (
     error instanceof Error &&
     /Target closed|Session closed|Connection closed|browser has disconnected|Browser (has been )?closed|Target crashed|page crashed|Navigating frame was detached|detached Frame/i.test(
@@ -15,7 +16,10 @@ export function isGone(error: unknown): boolean {
 
 /** How puppeteer-core says what went wrong; the rest of the translation is core's. */
 const PUPPETEER_ERRORS: DriverErrorKinds = {
-  isTimeout: (error) => error instanceof TimeoutError,
+  isTimeout: (error) => {
+    const driver = loadedPuppeteer();
+    return driver !== undefined && error instanceof driver.TimeoutError;
+  },
   isGone,
   // The browser's own refusal of a selector (a bad option, not an engine failure).
   badSelector:

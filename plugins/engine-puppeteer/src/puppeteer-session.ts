@@ -11,15 +11,8 @@ import {
   withTimeout,
 } from "@renderkit/core";
 import { ChromiumSessionBase, captureMhtml, type LoadedParts, pageCookie, startCdpScreencast } from "@renderkit/core/chromium";
-import {
-  type BrowserContext,
-  type CDPSession,
-  type ElementHandle,
-  type KeyInput,
-  type Page,
-  type Protocol,
-  TimeoutError,
-} from "puppeteer-core";
+import type { BrowserContext, CDPSession, ElementHandle, KeyInput, Page, Protocol } from "puppeteer-core";
+import { driverTimeout } from "./driver.js";
 import { isGone, translateError } from "./errors.js";
 import type { LoadedPage } from "./load-page.js";
 
@@ -208,7 +201,7 @@ export class PuppeteerSession extends ChromiumSessionBase implements PageSession
         try {
           // Scrolls it into view and moves the mouse to its centre (Puppeteer gives it no timeout).
           const left = Math.max(1_000, deadline - Date.now());
-          await withTimeout(handle.hover(), left, () => new TimeoutError(`hovering took longer than ${left} ms`));
+          await withTimeout(handle.hover(), left, () => driverTimeout(`hovering took longer than ${left} ms`));
           return true;
         } catch (error) {
           // Detached or hidden since it was found: look again until the deadline.
@@ -235,7 +228,7 @@ export class PuppeteerSession extends ChromiumSessionBase implements PageSession
 
   /** Fails with RenderTimeoutError when `action` outlives the page's budget (Puppeteer has no timeout here). */
   private bounded<T>(what: string, action: Promise<T>): Promise<T> {
-    return withTimeout(action, this.timeoutMs, () => new TimeoutError(`${what} took longer than ${this.timeoutMs} ms`));
+    return withTimeout(action, this.timeoutMs, () => driverTimeout(`${what} took longer than ${this.timeoutMs} ms`));
   }
 
   screenshot(settings: ScreenshotSettings): Promise<Uint8Array> {

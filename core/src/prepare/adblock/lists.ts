@@ -1,7 +1,6 @@
 import { readFile, stat } from "node:fs/promises";
 import type { Logger } from "../../contracts/logger.js";
-import { FilterBlocker } from "./blocker.js";
-import { buildEngine, fingerprint } from "./build.js";
+import type { FilterBlocker } from "./blocker.js";
 import { readCachedList, removeStaleTemps, writeCachedList } from "./cache.js";
 import { downloadList } from "./download.js";
 import { type ListSource, parseSource } from "./sources.js";
@@ -238,6 +237,8 @@ export class AdblockLists {
   private async rebuild(): Promise<void> {
     const texts = this.states.flatMap((state) => (state.text === undefined ? [] : [state.text]));
     if (texts.length === 0) return;
+    // The filter engine's library (~15 MB) is loaded with the first list, not by every process.
+    const [{ buildEngine, fingerprint }, { FilterBlocker }] = await Promise.all([import("./build.js"), import("./blocker.js")]);
     const id = fingerprint(texts);
     if (this.current?.fingerprint === id) return;
     const started = performance.now();
