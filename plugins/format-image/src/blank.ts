@@ -1,5 +1,5 @@
 import type { Capture } from "@renderkit/core/page";
-import sharp from "sharp";
+import { loadSharp } from "./sharp-setup.js";
 import { INPUT_LIMIT } from "./stitch.js";
 
 /** Largest difference per channel (0–255) between the pixels of a capture still called flat. */
@@ -62,12 +62,12 @@ function scan(data: Uint8Array, channels: number, rowLength: number, range: Chan
 
 /** Widens `range` by one encoded section; false when the section breaks flatness. */
 async function widen(bytes: Uint8Array, range: ChannelRange): Promise<boolean> {
-  const { width = 0, height = 0 } = await sharp(bytes, INPUT_LIMIT).metadata();
+  const { width = 0, height = 0 } = await loadSharp()(bytes, INPUT_LIMIT).metadata();
   if (width * height <= RAW_SCAN_MAX_PIXELS) {
-    const { data, info } = await sharp(bytes, INPUT_LIMIT).raw().toBuffer({ resolveWithObject: true });
+    const { data, info } = await loadSharp()(bytes, INPUT_LIMIT).raw().toBuffer({ resolveWithObject: true });
     return scan(data, info.channels, info.width * info.channels, range);
   }
-  const { channels } = await sharp(bytes, INPUT_LIMIT).stats();
+  const { channels } = await loadSharp()(bytes, INPUT_LIMIT).stats();
   channels.forEach((channel, i) => {
     range.min[i] = Math.min(range.min[i] ?? 255, channel.min);
     range.max[i] = Math.max(range.max[i] ?? 0, channel.max);

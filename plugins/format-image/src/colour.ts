@@ -1,5 +1,5 @@
 import { RenderError, snakeName } from "@renderkit/core";
-import sharp from "sharp";
+import { loadSharp } from "./sharp-setup.js";
 
 /** A colour as sharp takes it: channels 0–255, alpha 0–1. */
 export interface Rgba {
@@ -19,7 +19,7 @@ export const BLACK: Rgba = { r: 0, g: 0, b: 0, alpha: 1 };
 export function checkColour(option: string, value: unknown): void {
   if (value === undefined) return;
   try {
-    sharp({ create: { width: 1, height: 1, channels: 4, background: String(value) } });
+    loadSharp()({ create: { width: 1, height: 1, channels: 4, background: String(value) } });
   } catch {
     const name = snakeName(option);
     throw new RenderError("InvalidOptions", `Option ${name} must be a CSS colour (#rrggbb, rgb(), rgba(), hsl() or a name)`, {
@@ -31,7 +31,7 @@ export function checkColour(option: string, value: unknown): void {
 /** The RGBA value of a CSS colour, as sharp parses it (undefined stays undefined). */
 export async function parseColour(value: string | undefined): Promise<Rgba | undefined> {
   if (value === undefined) return undefined;
-  const { data } = await sharp({ create: { width: 1, height: 1, channels: 4, background: value } })
+  const { data } = await loadSharp()({ create: { width: 1, height: 1, channels: 4, background: value } })
     .raw()
     .toBuffer({ resolveWithObject: true });
   return { r: data[0] ?? 0, g: data[1] ?? 0, b: data[2] ?? 0, alpha: (data[3] ?? 255) / 255 };

@@ -1,10 +1,11 @@
 import type { Padding } from "@renderkit/core/page";
-import sharp, { type Sharp } from "sharp";
+import type { Sharp } from "sharp";
 import { BLACK, overWhite, type Rgba, WHITE } from "./colour.js";
 import { DEFAULT_ENCODER, type EncodeRequest, type EncoderSettings, encode } from "./encoder.js";
 import { type ImageFormat, MAX_DIMENSION } from "./formats.js";
 import { type StripText, stripSvg } from "./header-strip.js";
 import { type ImgFit, planOutput } from "./output-size.js";
+import { loadSharp } from "./sharp-setup.js";
 import { INPUT_LIMIT, openSections } from "./stitch.js";
 
 /** What a conversion needs: the output format and the request's image options, in output pixels. */
@@ -72,7 +73,7 @@ async function behind(pipeline: Sharp, size: { width: number; height: number }, 
     .composite([{ input: canvas, blend: "dest-over" }])
     .png({ compressionLevel: 1 })
     .toBuffer();
-  return sharp(flat, INPUT_LIMIT);
+  return loadSharp()(flat, INPUT_LIMIT);
 }
 
 /**

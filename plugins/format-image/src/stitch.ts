@@ -1,6 +1,7 @@
 import { MAX_TOTAL_PIXELS } from "@renderkit/core/page";
-import sharp, { type Sharp } from "sharp";
+import type { Sharp } from "sharp";
 import type { Size } from "./output-size.js";
+import { loadSharp } from "./sharp-setup.js";
 
 /**
  * Largest input sharp reads, per image: one capture is at most 16,383² device pixels and a
@@ -26,7 +27,7 @@ function pngSize(bytes: Uint8Array): Size | undefined {
 export async function imageSize(bytes: Uint8Array): Promise<Size> {
   const png = pngSize(bytes);
   if (png) return png;
-  const { width, height } = await sharp(bytes, INPUT_LIMIT).metadata();
+  const { width, height } = await loadSharp()(bytes, INPUT_LIMIT).metadata();
   return { width, height };
 }
 
@@ -52,7 +53,7 @@ export async function openSections(sections: readonly Uint8Array[], maxWidth?: n
   if (!first) throw new RangeError("a capture has at least one section");
   if (sections.length === 1) {
     const size = await imageSize(first);
-    const pipeline = sharp(first, INPUT_LIMIT);
+    const pipeline = loadSharp()(first, INPUT_LIMIT);
     if (maxWidth === undefined || size.width <= maxWidth) return { pipeline, size };
     // A viewport capture cut to `max_width` (a pre-resize extract: sharp cuts before any thumb resize).
     const cut = { width: maxWidth, height: size.height };
@@ -67,7 +68,7 @@ export async function openSections(sections: readonly Uint8Array[], maxWidth?: n
   const uniform = sizes.every((s, i) => (i === sizes.length - 1 ? s.height <= cell : s.height === cell));
   const inputs = sections.map((s) => Buffer.from(s.buffer, s.byteOffset, s.byteLength));
   if (uniform) {
-    let pipeline = sharp(inputs, { ...INPUT_LIMIT, join: { across: 1 } });
+    let pipeline = loadSharp()(inputs, { ...INPUT_LIMIT, join: { across: 1 } });
     if (height < cell * sections.length) pipeline = pipeline.extract({ left: 0, top: 0, width, height });
     return { pipeline, size: { width, height } };
   }
@@ -78,9 +79,9 @@ export async function openSections(sections: readonly Uint8Array[], maxWidth?: n
     return layer;
   });
   const canvas = { width, height, channels: 4 as const, background: { r: 0, g: 0, b: 0, alpha: 0 } };
-  const flat = await sharp({ create: canvas, ...INPUT_LIMIT })
+  const flat = await loadSharp()({ create: canvas, ...INPUT_LIMIT })
     .composite(layers)
     .png({ compressionLevel: 1 })
     .toBuffer();
-  return { pipeline: sharp(flat, INPUT_LIMIT), size: { width, height } };
+  return { pipeline: loadSharp()(flat, INPUT_LIMIT), size: { width, height } };
 }

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRenderer, type Renderer } from "@renderkit/core";
-import { imageFormats } from "@renderkit/format-image";
+import { checkColour, imageFormats } from "@renderkit/format-image";
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 
@@ -27,10 +27,13 @@ describe("imageFormats", () => {
     for (const r of [a, b]) expect(r.formats).toEqual(expect.arrayContaining(["png", "jpg", "webp", "avif", "pdf"]));
   });
 
-  it("configures sharp when registered: its concurrency, no operation cache", async () => {
+  it("configures sharp when registered: its concurrency, no operation cache, from its first use on", async () => {
     await renderer(imageFormats({ concurrency: 3 }));
+    // sharp is loaded by the first call that needs it (here a colour check), configured as registered.
+    checkColour("bg_color", "#336699");
     expect(sharp.concurrency()).toBe(3);
     expect(sharp.cache().memory.max).toBe(0);
+    // Once loaded, a later registration applies at once.
     await renderer(imageFormats({ concurrency: 2 }));
     expect(sharp.concurrency()).toBe(2);
   });

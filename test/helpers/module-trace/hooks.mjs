@@ -1,5 +1,5 @@
-// Module hooks of `register.mjs`: resolve records each address (ESM imports and the packages'
-// entry points; what a CommonJS package requires inside itself is not seen, its entry is).
+// Module hooks of `register.mjs`: resolve records each address of an ESM import (and the
+// CommonJS entry points it reaches; `register.mjs` records what `require` resolves).
 import { appendFileSync } from "node:fs";
 
 export async function resolve(specifier, context, next) {
