@@ -1,0 +1,55 @@
+import { readdir, readFile } from "node:fs/promises";
+import { ChromiumProcess, findChromium } from "@renderkit/core/chromium";
+import { type Browser, chromium } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+/**
+ * Chromium 156 loads the omnibox's WebUI popups for every window, so each browser context (one per
+ * project and page) started a renderer process for an address bar a headless render never shows.
+ * The browser renderkit launches opens none: its contexts hold their pages and nothing else.
+ */
+
+let proc: ChromiumProcess;
+let browser: Browser;
+
+beforeAll(async () => {
+  proc = await ChromiumProcess.launch({ executablePath: findChromium() });
+  browser = await chromium.connectOverCDP(proc.wsEndpoint);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close().catch(() => undefined);
+  await proc?.kill();
+});
+
+/** Renderer processes in the browser's process group (its pid is the group id). */
+async function renderers(): Promise<number> {
+  const out: number[] = [];
+  for (const name of await readdir("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, "utf8").catch(() => "");
+    const group = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
+    if (group !== proc.pid) continue;
+    const cmdline = await readFile(`/proc/${name}/cmdline`, "utf8").catch(() => "");
+    if (cmdline.includes("--type=renderer")) out.push(Number(name));
+  }
+  return out.length;
+}
+
+describe("the launched Chromium", () => {
+  it("opens no browser UI for a new context: a renderer process per page, no more", async () => {
+    const contexts = await Promise.all([1, 2, 3].map(() => browser.newContext()));
+    for (const [i, context] of contexts.entries()) {
+      const page = await context.newPage();
+      await page.goto(`data:text/html,<p>context ${i}</p>`);
+    }
+    const session = await browser.newBrowserCDPSession();
+    const { targetInfos } = await session.send("Target.getTargets");
+    // Every target is a page (the three, and any the browser opened at its start), each in its own renderer.
+    expect(targetInfos.filter((target) => target.type !== "page").map((target) => `${target.type} ${target.url}`)).toEqual([]);
+    const pages = targetInfos.filter((target) => target.url.startsWith("data:"));
+    expect(pages).toHaveLength(3);
+    expect(await renderers()).toBe(targetInfos.length);
+    await Promise.all(contexts.map((context) => context.close()));
+  }, 60_000);
+});
