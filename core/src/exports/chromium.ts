@@ -11,7 +11,8 @@ export {
   PooledBrowser,
 } from "../browser/browser-pool.js";
 export { type ScreencastChannel, type ScreencastFrameEvent, startCdpScreencast } from "../browser/cdp-screencast.js";
-export { CHROMIUM_FLAGS, ChromiumProcess, type LaunchOptions } from "../browser/chromium-process.js";
+export { CHROMIUM_FLAGS } from "../browser/chromium-flags.js";
+export { ChromiumProcess, type LaunchOptions } from "../browser/chromium-process.js";
 export {
   type ChromiumUser,
   chromiumUser,
