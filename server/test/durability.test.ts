@@ -147,8 +147,17 @@ describe("durability", () => {
     const running = child;
     const exited = new Promise<number | null>((r) => running.once("exit", (code) => r(code)));
     running.kill("SIGTERM");
-    await new Promise((r) => setTimeout(r, 200));
-    expect((await fetch(`${url}/ready`)).status).toBe(503);
+    // Draining says so on /ready once the server has handled the signal (on a busy machine that
+    // may take a while): asked until it answers something else than ready, while it still runs.
+    let ready = 200;
+    while (ready === 200 && running.exitCode === null) {
+      ready = await fetch(`${url}/ready`).then(
+        (response) => response.status,
+        () => 0,
+      );
+      if (ready === 200) await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(ready).toBe(503);
     const answer = await waiting;
     expect(answer.status).toBe(307);
     expect(answer.body.redirectUrl).toMatch(new RegExp(`^${url}/v1/render/sync/[0-9a-f-]+_s$`));
