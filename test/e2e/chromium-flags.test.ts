@@ -1,12 +1,14 @@
 import { readdir, readFile } from "node:fs/promises";
 import { ChromiumProcess, findChromium } from "@renderkit/core/chromium";
 import { type Browser, chromium } from "playwright-core";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 /**
  * Chromium 156 loads the omnibox's WebUI popups for every window, so each browser context (one per
  * project and page) started a renderer process for an address bar a headless render never shows.
- * The browser renderkit launches opens none: its contexts hold their pages and nothing else.
+ * The browser renderkit launches opens none: its contexts hold their pages and nothing else. And
+ * its screenshots draw a new surface rather than wait for the next frame: still the page as it is.
  */
 
 let proc: ChromiumProcess;
@@ -51,5 +53,28 @@ describe("the launched Chromium", () => {
     expect(pages).toHaveLength(3);
     expect(await renderers()).toBe(targetInfos.length);
     await Promise.all(contexts.map((context) => context.close()));
+  }, 60_000);
+
+  it("captures what the page shows at that moment, each time (screenshots draw a new surface)", async () => {
+    const context = await browser.newContext({ viewport: { width: 200, height: 100 } });
+    const page = await context.newPage();
+    const session = await context.newCDPSession(page);
+    await page.goto("data:text/html,<body style='margin:0;background:rgb(255,0,0)'>");
+    for (const [r, g, b] of [
+      [0, 128, 0],
+      [0, 0, 255],
+      [255, 255, 0],
+    ]) {
+      // The change and the capture back to back, with no frame waited for in between.
+      await page.evaluate((colour) => {
+        document.body.style.background = colour;
+      }, `rgb(${r},${g},${b})`);
+      const { data } = (await session.send("Page.captureScreenshot", { format: "png" })) as { data: string };
+      const { data: pixels, info } = await sharp(Buffer.from(data, "base64")).raw().toBuffer({ resolveWithObject: true });
+      expect([info.width, info.height]).toEqual([200, 100]);
+      const centre = (50 * 200 + 100) * info.channels;
+      expect([...pixels.subarray(centre, centre + 3)]).toEqual([r, g, b]);
+    }
+    await context.close();
   }, 60_000);
 });
