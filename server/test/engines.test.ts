@@ -49,7 +49,9 @@ describe("warm-up", () => {
         .toBe(1);
       const ready = await api(warm.url, "/ready", operator);
       expect(ready.body.engines.playwright.launches).toBe(0);
-      expect((await api(warm.url, "/v1/render/sync", { json: { html: "<p>first</p>" }, key: A })).status).toBe(200);
+      const first = await api(warm.url, "/v1/render/sync", { json: { html: "<p>first</p>" }, key: A });
+      // The error, if any, in the failure message.
+      expect({ status: first.status, error: first.body?.error }).toEqual({ status: 200, error: undefined });
       expect((await api(warm.url, "/ready", operator)).body.engines.puppeteer.launches).toBe(1);
     } finally {
       await warm.close();
