@@ -21,6 +21,7 @@ export { EngineRegistry, FormatterRegistry } from "../registry.js";
 export { RenderEvents } from "../render-events.js";
 export { DEFAULT_ADBLOCK_LISTS, DEFAULT_EGRESS_LIMITS, MIN_EGRESS_CONNECTIONS, resolveSettings } from "../settings.js";
 export { isSafeId, newRenderId } from "../util/ids.js";
+export { type LazyModule, lazyModule } from "../util/lazy-module.js";
 export { Semaphore } from "../util/semaphore.js";
 export { sweepStaleTempDirs } from "../util/temp-dir.js";
 export { sleep } from "../util/timeout.js";
