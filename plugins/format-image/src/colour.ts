@@ -18,8 +18,10 @@ export const BLACK: Rgba = { r: 0, g: 0, b: 0, alpha: 1 };
  */
 export function checkColour(option: string, value: unknown): void {
   if (value === undefined) return;
+  // Loaded outside the check: sharp failing to load is no bad colour.
+  const sharp = loadSharp();
   try {
-    loadSharp()({ create: { width: 1, height: 1, channels: 4, background: String(value) } });
+    sharp({ create: { width: 1, height: 1, channels: 4, background: String(value) } });
   } catch {
     const name = snakeName(option);
     throw new RenderError("InvalidOptions", `Option ${name} must be a CSS colour (#rrggbb, rgb(), rgba(), hsl() or a name)`, {
