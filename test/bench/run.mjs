@@ -10,9 +10,17 @@ const benches = {
   "full-page": async () => (await import("./full-page.mjs")).benchFullPage(),
   scale: async () => (await import("./scale.mjs")).benchScale(),
 };
+/** Analyses run only when named (`node test/bench/run.mjs breakdown`). */
+const named = {
+  breakdown: async () => (await import("./breakdown.mjs")).benchBreakdown(),
+};
 const only = process.argv[2];
+if (only && named[only]) {
+  console.log(`\n${await named[only]()}\n`);
+  process.exit(0);
+}
 if (only && !benches[only]) {
-  console.error(`unknown bench ${only}; one of: ${Object.keys(benches).join(", ")}`);
+  console.error(`unknown bench ${only}; one of: ${[...Object.keys(benches), ...Object.keys(named)].join(", ")}`);
   process.exit(2);
 }
 for (const [name, bench] of Object.entries(benches)) {
