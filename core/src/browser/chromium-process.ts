@@ -140,7 +140,9 @@ export class ChromiumProcess {
       ...(options.args ?? []),
       "--remote-debugging-port=0",
       `--user-data-dir=${userDataDir}`,
-      "about:blank",
+      // No first window: every render opens its own page. An idle startup tab is not free: with
+      // it, each render cost ~13 ms more browser CPU (docs/performance.md, the breakdown).
+      "--no-startup-window",
     ];
     // Chromium leaves temp directories behind when killed; keep them inside the profile we remove.
     const tmp = join(userDataDir, "tmp");
