@@ -113,6 +113,30 @@ describe("PageShelf", () => {
     expect((await taking)?.entry).toBe("resetting");
   });
 
+  it("keeps the page an overlap opened while the pages stay within one more than the idle limit", async () => {
+    const discarded: string[] = [];
+    let busy = 0;
+    const shelf = new PageShelf<string>({
+      maxIdle: 1,
+      maxUses: 3,
+      idleMs: 60_000,
+      discard: async (entry) => void discarded.push(entry),
+      keepOneMore: (resetting, idle) => busy + resetting + idle <= 2,
+    });
+    // The two pages of one key both wait (a pause between renders): both stay.
+    for (const entry of ["first", "second"]) await shelf.put("a", owner, entry, 1, async () => true);
+    expect(discarded).toEqual([]);
+    expect(shelf.size()).toBe(2);
+    // Never two more than the limit, and one more only while the pages at work leave room.
+    await shelf.put("a", owner, "third", 1, async () => true);
+    expect(discarded).toEqual(["first"]);
+    busy = 1;
+    await shelf.put("a", owner, "fourth", 1, async () => true);
+    expect(discarded).toEqual(["first", "second", "third"]);
+    expect(shelf.size()).toBe(1);
+    expect((await shelf.take("a", owner))?.entry).toBe("fourth");
+  });
+
   it("drops a retired browser's pages and closes everything on close, a late reset included", async () => {
     const discarded: string[] = [];
     const shelf = shelfWith(discarded, 4);

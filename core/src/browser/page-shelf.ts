@@ -65,8 +65,9 @@ export function pageShelf<E>(
   const cores = availableParallelism();
   // A core for each page at work, and one page more than the shelf keeps at most: the overlap
   // costs one renderer process, not one per key.
-  const overlap = (resetting: number, idle: number) => busy() + resetting <= cores && busy() + resetting + idle <= maxIdle + 1;
-  return new PageShelf({ maxIdle, maxUses: MAX_USES, idleMs: IDLE_MS, discard, overlap });
+  const withinOneMore = (resetting: number, idle: number) => busy() + resetting + idle <= maxIdle + 1;
+  const overlap = (resetting: number, idle: number) => busy() + resetting <= cores && withinOneMore(resetting, idle);
+  return new PageShelf({ maxIdle, maxUses: MAX_USES, idleMs: IDLE_MS, discard, overlap, keepOneMore: withinOneMore });
 }
 
 /** A page on the shelf: what the engine keeps of it, how often it rendered, and its browser. */
@@ -93,6 +94,13 @@ export interface PageShelfOptions<E> {
    * one (default: it waits).
    */
   overlap?(resetting: number, idle: number): boolean;
+  /**
+   * Whether one idle page more than `maxIdle` may stay, while `resetting` resets are under way and
+   * `idle` pages wait (this one included). The page `overlap` opened would otherwise be closed as
+   * soon as both pages of a key wait at once (a pause between renders), and opened again at the
+   * next overlap: a new context each time (default: it may not).
+   */
+  keepOneMore?(resetting: number, idle: number): boolean;
 }
 
 /** Times a render waits for a reset under way before it opens a page of its own. */
@@ -160,7 +168,10 @@ export class PageShelf<E> {
     const timer = setTimeout(() => this.evict((item) => item.entry === entry), this.options.idleMs);
     timer.unref();
     this.idle.push({ key, entry, uses, owner, timer });
-    while (this.idle.length > this.options.maxIdle) void this.evictAt(0);
+    const { maxIdle, keepOneMore } = this.options;
+    const over = () =>
+      this.idle.length > maxIdle + 1 || (this.idle.length > maxIdle && !keepOneMore?.(this.resetting(), this.idle.length));
+    while (over()) void this.evictAt(0);
   }
 
   /** Closes the idle pages of `owner` (a browser that is retired), or every idle page. */
