@@ -115,6 +115,8 @@ class StateSite {
   cachedFetches = 0;
   /** Per `/media` render: the media its page reported. */
   media: { media: string }[] = [];
+  /** What `/report-url` was sent: the address of the document a render ran in. */
+  urls: string[] = [];
   private server: Server | undefined;
 
   /** `http://127.0.0.1:<port>`, once started. */
@@ -139,6 +141,17 @@ class StateSite {
       req.on("end", () => {
         const last = this.media.at(-1);
         if (last) last.media = body;
+        res.writeHead(204).end();
+      });
+      return;
+    }
+    if (path === "/report-url") {
+      let body = "";
+      req.on("data", (chunk: Buffer) => {
+        body += chunk;
+      });
+      req.on("end", () => {
+        this.urls.push(body);
         res.writeHead(204).end();
       });
       return;
@@ -232,7 +245,9 @@ forEachEngine((engine) => {
       const fresh = await read("project-b");
       await render("/write", "project-a");
       const after = await read("project-b");
-      expect(after.seen).toEqual(fresh.seen);
+      // The reset's empty document keeps the address of the page's last render (page-reset.ts), and a
+      // navigation to that same address replaces its history entry: one entry where a new page has two.
+      expect(after.seen).toEqual({ ...fresh.seen, history: 1 });
       expect(after.cookie).toBeUndefined();
       expect(after.refetched).toBe(true);
       // A project's first render is never handed another project's page, however many are idle.
@@ -245,7 +260,8 @@ forEachEngine((engine) => {
       const fresh = await read("project-c");
       await render("/write", "project-c", { latitude: 48.85, longitude: 2.35 });
       const after = await read("project-c");
-      expect(after.seen).toEqual(fresh.seen);
+      // Handed the page of the first read, at the same address: one history entry (see above).
+      expect(after.seen).toEqual({ ...fresh.seen, history: 1 });
       expect(after.seen.geolocation).not.toBe("granted");
     });
   });
@@ -266,6 +282,38 @@ forEachEngine((engine) => {
       // The first render opens the page; the three after it are handed that page.
       expect(stats()?.reusedPages).toBe(asks.length - 1);
       expect(site.media.map((m) => m.media)).toEqual(["print", "screen", "screen", "print"]);
+    });
+  });
+  describe("a render of the address a reused page's last render had", () => {
+    const { site, renderer, stats } = useStateRenderer(engine);
+
+    it("loads the page again when it is a fragment of that address", async () => {
+      const project = { job: { projectId: "project-g" } };
+      const ask = { url: `${site.origin}/media#top`, width: 320, height: 200, wait_for: "#done" };
+      await renderer().render(ask, project);
+      const before = stats()?.reusedPages ?? 0;
+      await expect.poll(() => stats()?.idlePages ?? 0).toBe(1);
+      // From the reset's document at /media#top, /media#top would be a same-document navigation:
+      // the render would wait for #done in an empty document.
+      await renderer().render(ask, project);
+      expect(stats()?.reusedPages).toBe(before + 1);
+      expect(site.media).toHaveLength(2);
+    });
+  });
+  describe("an html render on a page an address render left", () => {
+    const { site, renderer, stats } = useStateRenderer(engine);
+
+    it("is written into about:blank, as on a new page, not at that address", async () => {
+      const project = { job: { projectId: "project-f" } };
+      const html = `<script>fetch("${site.origin}/report-url", { method: "POST", body: location.href + " " + document.baseURI })
+        .catch(() => undefined).then(() => document.body.insertAdjacentHTML("beforeend", "<p id=done>done</p>"));</script>`;
+      await renderer().render({ url: `${site.origin}/media`, width: 320, height: 200, wait_for: "#done" }, project);
+      const before = stats()?.reusedPages ?? 0;
+      await expect.poll(() => stats()?.idlePages ?? 0).toBe(1);
+      await renderer().render({ html, width: 320, height: 200, wait_for: "#done", format: "png" }, project);
+      // The html render was handed the address render's page, and ran where a new page's html runs.
+      expect(stats()?.reusedPages).toBe(before + 1);
+      expect(site.urls).toEqual(["about:blank about:blank"]);
     });
   });
 });

@@ -21,7 +21,7 @@ export const CHROMIUM_FLAGS: readonly string[] = [
   "--password-store=basic",
   "--use-mock-keychain",
   "--force-color-profile=srgb",
-  // A render never goes back: a page left for the next one (or a reset's about:blank) would be
+  // A render never goes back: a page left for the next one (or a reset's empty document) would be
   // kept alive, frozen, in the back-forward cache, which costs its memory and ~60 ms a navigation.
   "--disable-back-forward-cache",
   // WebRTC could reach addresses without the proxy: only proxied UDP, which there is none of.

@@ -101,6 +101,18 @@ async function navigate<T>(page: PreparedPage, signal: AbortSignal, goto: () => 
   }
 }
 
+/** True when navigating from `current` to `url` would stay in the document: `url` is a fragment of it. */
+function fragmentOf(url: string, current: string): boolean {
+  if (!url.includes("#")) return false;
+  const withoutFragment = (address: string) => {
+    const parsed = URL.parse(address);
+    if (parsed) parsed.hash = "";
+    return parsed?.href;
+  };
+  const base = withoutFragment(current);
+  return base !== undefined && withoutFragment(url) === base;
+}
+
 /**
  * Opens a context behind a fresh egress proxy (or takes a prewarmed one and gives its proxy the
  * render's policy), prepares the page, loads the target and waits as `settings` asks. A main
@@ -135,12 +147,19 @@ export async function loadTarget<C, P extends PreparedPage>(
     let response: PageResponse;
     if (target.url !== undefined) {
       const url = target.url;
+      // A reused page's reset leaves an empty document at the last render's address (page-reset.ts):
+      // from there, a fragment of that address would be a same-document navigation.
+      if (fragmentOf(url, loader.url(page))) {
+        await raceSignal(loader.goto(page, "about:blank", { waitUntil: "load", timeoutMs: settings.timeoutMs }), signal);
+      }
       const answer = await navigate(page, signal, () => loader.goto(page, url, options));
       checkProxyAnswer(answer?.headers, settings.policy);
       const headers = answer ? await answer.allHeaders() : undefined;
       response = { url: loader.url(page), status: answer?.status, headers };
     } else {
-      if (loader.documentPredatesInitScripts && settings.initScripts?.length) {
+      // A reused page's reset leaves an empty document at the last render's address (page-reset.ts):
+      // html is written into a blank one, as on a new page.
+      if ((loader.documentPredatesInitScripts && settings.initScripts?.length) || loader.url(page) !== "about:blank") {
         await raceSignal(loader.goto(page, "about:blank", { waitUntil: "load", timeoutMs: settings.timeoutMs }), signal);
       }
       await raceSignal(loader.setContent(page, target.html, options), signal);

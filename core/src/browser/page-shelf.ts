@@ -23,8 +23,9 @@ export function fixedSettingsKey(s: PageSettings): string {
  * Page reuse. A render whose settings leave nothing on the page that outlives it (no request
  * filter, init scripts, geolocation, caller headers, upstream proxy or resource log) may hand its
  * browser context and page to the next render with the same key once it ended and the page was
- * reset (`resetForReuse` in page-reset.ts: `about:blank`, cookies, the storage of every origin it
- * reached, HTTP cache, permission answers, history and `window.name` cleared, popups closed). The
+ * reset (`resetForReuse` in page-reset.ts: the render's document replaced by an empty one, cookies,
+ * the storage of every origin it reached, HTTP cache, permission answers, history and
+ * `window.name` cleared, popups closed). The
  * key starts with the isolation key (the project): renders of different projects never share a
  * context. A reused page keeps its renderer process, which saves most of a simple render (a new
  * context's first page costs a new process and ~150 ms).
