@@ -136,11 +136,22 @@ export class PlaywrightSession extends ChromiumSessionBase implements PageSessio
       // The viewport as it is, straight from Chromium: Playwright's screenshot adds steps around the
       // same capture (~12 ms a render measured), which only its other modes need.
       const params = { format: settings.type, quality: settings.type === "jpeg" ? settings.quality : undefined };
-      return this.run("taking the screenshot", async () => {
-        const shot = withTimeout(devtools.send("Page.captureScreenshot", params), this.timeoutMs, () =>
+      const capture = () =>
+        withTimeout(devtools.send("Page.captureScreenshot", params), this.timeoutMs, () =>
           driverTimeout(`the screenshot took longer than ${this.timeoutMs} ms`),
         );
-        return Buffer.from((await shot).data, "base64");
+      return this.run("taking the screenshot", async () => {
+        const shot = await capture().catch(async (error: unknown) => {
+          // Chromium had no frame of the page to copy (seen once in CI: a first render, a busy
+          // machine). After the page's next frame, once more.
+          if (!String(error).includes("Unable to capture screenshot")) throw error;
+          const frame = "new Promise((done) => requestAnimationFrame(() => done()))";
+          await withTimeout(devtools.send("Runtime.evaluate", { expression: frame, awaitPromise: true }), 1_000).catch(
+            () => undefined,
+          );
+          return capture();
+        });
+        return Buffer.from(shot.data, "base64");
       });
     }
     return this.run("taking the screenshot", () =>
