@@ -52,6 +52,8 @@ let server: Server;
 let origin = "";
 /** Paths asked for, in order. */
 const asked: string[] = [];
+/** Paths answered (the answer sent whole), in order. */
+const answered: string[] = [];
 let proc: ChromiumProcess;
 let browser: Browser;
 
@@ -63,7 +65,7 @@ beforeAll(async () => {
     if (!page) return void res.writeHead(404).end();
     const answer = () => {
       res.writeHead(200, { "content-type": page.type ?? "text/html", ...page.headers });
-      res.end(page.body);
+      res.end(page.body, () => answered.push(path));
     };
     if (page.delayMs) setTimeout(answer, page.delayMs);
     else answer();
@@ -125,6 +127,23 @@ async function leftOver(cdp: CDPSession, originOfStorage = origin) {
   }
 }
 
+/**
+ * The page's DevTools session as the reset's channel, running `act` first when the reset sends a
+ * command `when` picks: a page script or navigation at that very moment.
+ */
+function actingBefore(
+  cdp: CDPSession,
+  when: (method: string, params?: { expression?: string }) => boolean,
+  act: () => Promise<unknown>,
+): ResetChannel {
+  return {
+    async send(method: string, params?: { expression?: string }) {
+      if (when(method, params)) await act();
+      return cdp.send(method as "Runtime.evaluate", params as never);
+    },
+  };
+}
+
 const NOTHING = { own: "undefined", name: "", body: "", cookies: [], storage: [], databases: [] };
 
 describe("the reset of a reused page", () => {
@@ -151,14 +170,11 @@ describe("the reset of a reused page", () => {
   it("does not take a document the page's own javascript: address made for the reset's", async () => {
     const { cdp } = await pageAt("/writers");
     // The page asks for a document of its own just before the reset asks for its empty one.
-    const channel: ResetChannel = {
-      async send(method: string, params?: { expression?: string }) {
-        if (method === "Runtime.evaluate" && params?.expression?.startsWith("location.href")) {
-          await cdp.send("Runtime.evaluate", { expression: `location.href = ${JSON.stringify(OWN_DOCUMENT)}; 0` });
-        }
-        return cdp.send(method as "Runtime.evaluate", params as never);
-      },
-    };
+    const channel = actingBefore(
+      cdp,
+      (method, params) => method === "Runtime.evaluate" && params?.expression?.startsWith("location.href") === true,
+      () => cdp.send("Runtime.evaluate", { expression: `location.href = ${JSON.stringify(OWN_DOCUMENT)}; 0` }),
+    );
     await resetChromiumPage(channel, [origin], { firstReset: true });
     const { url, ...rest } = await leftOver(cdp);
     expect(rest).toEqual(NOTHING);
@@ -169,16 +185,15 @@ describe("the reset of a reused page", () => {
     const { cdp } = await pageAt("/writers");
     // Once the render's document is gone, another document with writers of its own is in its place
     // (one that a navigation of the page's committed before the reset's empty document).
-    const channel: ResetChannel = {
-      async send(method: string, params?: unknown) {
-        if (method === "Page.stopLoading") {
-          const { loaderId: other } = await cdp.send("Page.navigate", { url: `${origin}/slow` });
-          await expect.poll(() => loaderId(cdp)).toBe(other);
-          await expect.poll(async () => (await cdp.send("Runtime.evaluate", { expression: "window.own" })).result.value).toBe(1);
-        }
-        return cdp.send(method as "Page.stopLoading", params as never);
+    const channel = actingBefore(
+      cdp,
+      (method) => method === "Page.stopLoading",
+      async () => {
+        const { loaderId: other } = await cdp.send("Page.navigate", { url: `${origin}/slow` });
+        await expect.poll(() => loaderId(cdp)).toBe(other);
+        await expect.poll(async () => (await cdp.send("Runtime.evaluate", { expression: "window.own" })).result.value).toBe(1);
       },
-    };
+    );
     await resetChromiumPage(channel, [origin], { firstReset: true });
     const { url, ...rest } = await leftOver(cdp);
     expect(url).toBe("about:blank");
@@ -189,8 +204,8 @@ describe("the reset of a reused page", () => {
     const { cdp } = await pageAt("/leaving");
     await expect.poll(() => asked.includes("/slow")).toBe(true);
     await resetChromiumPage(cdp, [origin], { firstReset: true });
-    // /slow answers 500 ms after it was asked for; by then the page must be the reset's still.
-    await cdp.send("Runtime.evaluate", { expression: "new Promise((done) => setTimeout(done, 600))", awaitPromise: true });
+    // /slow answers 500 ms after it was asked for: once it did, the page must be the reset's still.
+    await expect.poll(() => answered.includes("/slow"), { timeout: 10_000 }).toBe(true);
     // (The reset's document may take the address of the navigation it stopped: nothing of either runs.)
     const { url, ...rest } = await leftOver(cdp);
     expect(rest).toEqual(NOTHING);
