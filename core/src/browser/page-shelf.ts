@@ -25,10 +25,9 @@ export function fixedSettingsKey(s: PageSettings): string {
  * browser context and page to the next render with the same key once it ended and the page was
  * reset (`resetForReuse` in page-reset.ts: the render's document replaced by an empty one, cookies,
  * the storage of every origin it reached, HTTP cache, permission answers, history and
- * `window.name` cleared, popups closed). The
- * key starts with the isolation key (the project): renders of different projects never share a
- * context. A reused page keeps its renderer process, which saves most of a simple render (a new
- * context's first page costs a new process and ~150 ms).
+ * `window.name` cleared, popups closed). The key starts with the isolation key (the project):
+ * renders of different projects never share a context. A reused page keeps its renderer process,
+ * which saves most of a simple render (a new context's first page costs a new process and ~150 ms).
  */
 export function reuseKey(target: PageTarget, settings: PageSettings): string | undefined {
   if (
