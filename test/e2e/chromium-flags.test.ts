@@ -1,8 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
-import { ChromiumProcess, findChromium } from "@renderkit/core/chromium";
-import { type Browser, chromium } from "playwright-core";
 import sharp from "sharp";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useLaunchedChromium } from "../helpers/launched-chromium.js";
 
 /**
  * Chromium 156 loads the omnibox's WebUI popups for every window, so each browser context (one per
@@ -12,18 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
  * It opens no window at its start either.
  */
 
-let proc: ChromiumProcess;
-let browser: Browser;
-
-beforeAll(async () => {
-  proc = await ChromiumProcess.launch({ executablePath: findChromium() });
-  browser = await chromium.connectOverCDP(proc.wsEndpoint);
-}, 60_000);
-
-afterAll(async () => {
-  await browser?.close().catch(() => undefined);
-  await proc?.kill();
-});
+const launched = useLaunchedChromium();
 
 /** Renderer processes in the browser's process group (its pid is the group id). */
 async function renderers(): Promise<number> {
@@ -32,7 +20,7 @@ async function renderers(): Promise<number> {
     if (!/^\d+$/.test(name)) continue;
     const stat = await readFile(`/proc/${name}/stat`, "utf8").catch(() => "");
     const group = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
-    if (group !== proc.pid) continue;
+    if (group !== launched.proc.pid) continue;
     const cmdline = await readFile(`/proc/${name}/cmdline`, "utf8").catch(() => "");
     if (cmdline.includes("--type=renderer")) out.push(Number(name));
   }
@@ -42,7 +30,7 @@ async function renderers(): Promise<number> {
 describe("the launched Chromium", () => {
   it("opens no window at its start: pages are the renders' own", async () => {
     // An idle startup tab cost every render ~13 ms of the browser process's CPU.
-    const session = await browser.newBrowserCDPSession();
+    const session = await launched.browser.newBrowserCDPSession();
     const { targetInfos } = await session.send("Target.getTargets");
     expect(targetInfos.filter((target) => target.type === "page").map((target) => target.url)).toEqual([]);
     expect(await renderers()).toBe(0);
@@ -50,12 +38,12 @@ describe("the launched Chromium", () => {
   }, 60_000);
 
   it("opens no browser UI for a new context: a renderer process per page, no more", async () => {
-    const contexts = await Promise.all([1, 2, 3].map(() => browser.newContext()));
+    const contexts = await Promise.all([1, 2, 3].map(() => launched.browser.newContext()));
     for (const [i, context] of contexts.entries()) {
       const page = await context.newPage();
       await page.goto(`data:text/html,<p>context ${i}</p>`);
     }
-    const session = await browser.newBrowserCDPSession();
+    const session = await launched.browser.newBrowserCDPSession();
     const { targetInfos } = await session.send("Target.getTargets");
     // Every target is one of the three pages, each in its own renderer.
     expect(targetInfos.map((target) => `${target.type} ${target.url.slice(0, 5)}`)).toEqual(Array(3).fill("page data:"));
@@ -64,7 +52,7 @@ describe("the launched Chromium", () => {
   }, 60_000);
 
   it("captures what the page shows at that moment, each time (screenshots draw a new surface)", async () => {
-    const context = await browser.newContext({ viewport: { width: 200, height: 100 } });
+    const context = await launched.browser.newContext({ viewport: { width: 200, height: 100 } });
     const page = await context.newPage();
     const session = await context.newCDPSession(page);
     await page.goto("data:text/html,<body style='margin:0;background:rgb(255,0,0)'>");

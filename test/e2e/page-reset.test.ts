@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ChromiumProcess, findChromium, type ResetChannel, resetChromiumPage } from "@renderkit/core/chromium";
-import { type Browser, type CDPSession, chromium, type Page } from "playwright-core";
+import { type ResetChannel, resetChromiumPage } from "@renderkit/core/chromium";
+import type { CDPSession, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { useLaunchedChromium } from "../helpers/launched-chromium.js";
 
 /*
  * The reset of a reused page ends the render's document with a `javascript:` address (an empty
@@ -54,8 +55,7 @@ let origin = "";
 const asked: string[] = [];
 /** Paths answered (the answer sent whole), in order. */
 const answered: string[] = [];
-let proc: ChromiumProcess;
-let browser: Browser;
+const launched = useLaunchedChromium();
 
 beforeAll(async () => {
   server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -72,13 +72,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  proc = await ChromiumProcess.launch({ executablePath: findChromium() });
-  browser = await chromium.connectOverCDP(proc.wsEndpoint);
-}, 60_000);
+});
 
 afterAll(async () => {
-  await browser?.close().catch(() => undefined);
-  await proc?.kill();
   await new Promise((resolve) => server?.close(resolve));
 });
 
@@ -91,7 +87,7 @@ afterEach(async () => {
 
 /** A page of a new context at `path`, once its writers run, and its DevTools session. */
 async function pageAt(path: string): Promise<{ page: Page; cdp: CDPSession }> {
-  const context = await browser.newContext();
+  const context = await launched.browser.newContext();
   const page = await context.newPage();
   opened = { page, cdp: await context.newCDPSession(page) };
   await page.goto(`${origin}${path}`);
@@ -114,7 +110,7 @@ async function leftOver(cdp: CDPSession, originOfStorage = origin) {
   });
   const { cookies } = await cdp.send("Network.getCookies", { urls: [originOfStorage] });
   // The origin's storage, read from a page of the same context that has no script of its own.
-  const reader = await (opened?.page.context() ?? browser).newPage();
+  const reader = await (opened?.page.context() ?? launched.browser).newPage();
   try {
     await reader.goto(`${originOfStorage}/empty`);
     const stored = await reader.evaluate(async () => ({
@@ -213,7 +209,7 @@ describe("the reset of a reused page", () => {
   }, 60_000);
 
   it("replaces an html render's document too, which stays about:blank", async () => {
-    const context = await browser.newContext();
+    const context = await launched.browser.newContext();
     const page = await context.newPage();
     opened = { page, cdp: await context.newCDPSession(page) };
     const { cdp } = opened;
