@@ -13,6 +13,7 @@ import { AddressPolicy, ConsoleLogger, createRenderer } from "@renderkit/core";
 import {
   CHROMIUM_FLAGS,
   ChromiumProcess,
+  DevtoolsLink,
   findChromium,
   IDLE_POLICY,
   openEgressSession,
@@ -21,7 +22,6 @@ import {
 import { playwright } from "@renderkit/engine-playwright";
 import { imageFormats } from "@renderkit/format-image";
 import { chromium } from "playwright-core";
-import WebSocket from "ws";
 import { SIMPLE } from "./pages.mjs";
 import { processTree } from "./pss.mjs";
 import { servePages } from "./serve.mjs";
@@ -102,46 +102,12 @@ const playwrightRow = (name, { contexts, proxy, devtoolsCapture, withReset }) =>
   },
 });
 
-/** A DevTools client over one WebSocket, sessions flattened: no driver, no events but those asked for. */
-async function rawDevtools(wsEndpoint) {
-  const ws = new WebSocket(wsEndpoint, { perMessageDeflate: false, maxPayload: 256 * 1024 * 1024 });
-  await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
-  let lastId = 0;
-  const pending = new Map();
-  const waiters = new Set();
-  ws.on("message", (data) => {
-    const message = JSON.parse(data.toString());
-    const call = pending.get(message.id);
-    if (call) {
-      pending.delete(message.id);
-      if (message.error) call.reject(new Error(message.error.message));
-      else call.resolve(message.result);
-      return;
-    }
-    for (const waiter of waiters) waiter(message);
-  });
-  const send = (method, params = {}, sessionId = undefined) =>
-    new Promise((resolve, reject) => {
-      pending.set(++lastId, { resolve, reject });
-      ws.send(JSON.stringify({ id: lastId, method, params, sessionId }));
-    });
-  const event = (sessionId, method) =>
-    new Promise((resolve) => {
-      const waiter = (message) => {
-        if (message.sessionId !== sessionId || message.method !== method) return;
-        waiters.delete(waiter);
-        resolve(message.params);
-      };
-      waiters.add(waiter);
-    });
-  return { send, event, close: () => ws.close() };
-}
-
 const rawRow = (name, { withReset }) => ({
   name,
   async open(url) {
     const browser = await ChromiumProcess.launch({ executablePath: findChromium() });
-    const devtools = await rawDevtools(browser.wsEndpoint);
+    // renderkit's own DevTools client (sessions flattened, no driver, no events but those asked for).
+    const devtools = await DevtoolsLink.connect(browser.wsEndpoint);
     const pages = [];
     const close = async () => {
       devtools.close();
@@ -156,9 +122,8 @@ const rawRow = (name, { withReset }) => ({
           proxyBypassList: "<-loopback>",
         });
         const { targetId } = await devtools.send("Target.createTarget", { url: "about:blank", browserContextId });
-        const { sessionId } = await devtools.send("Target.attachToTarget", { targetId, flatten: true });
-        const cdp = { send: (method, params) => devtools.send(method, params, sessionId) };
-        pages.push({ sessionId, cdp, egress, firstReset: true });
+        const cdp = await devtools.attach(targetId);
+        pages.push({ cdp, egress, firstReset: true });
         await cdp.send("Page.enable");
         await cdp.send("Emulation.setDeviceMetricsOverride", { ...VIEWPORT, deviceScaleFactor: 1, mobile: false });
       }
@@ -168,7 +133,13 @@ const rawRow = (name, { withReset }) => ({
     }
     const render = async (w) => {
       const p = pages[w];
-      const loaded = devtools.event(p.sessionId, "Page.loadEventFired");
+      const loaded = new Promise((resolve) => {
+        const fired = () => {
+          p.cdp.off("Page.loadEventFired", fired);
+          resolve();
+        };
+        p.cdp.on("Page.loadEventFired", fired);
+      });
       await p.cdp.send("Page.navigate", { url });
       await loaded;
       const size = await capture(p.cdp);

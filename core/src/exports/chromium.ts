@@ -25,6 +25,7 @@ export {
   sandboxMode,
 } from "../browser/chromium-sandbox.js";
 export { type ScopedCookie, scopeCookies } from "../browser/cookie-domain.js";
+export { DevtoolsError, DevtoolsLink, type DevtoolsSession } from "../browser/devtools-link.js";
 export { type DriverErrorKinds, translateDriverError } from "../browser/driver-errors.js";
 export { findChromium, hasSetuidSandbox } from "../browser/find-chromium.js";
 export {

@@ -100,6 +100,28 @@ export function engineLifecycleContract(
       }
     });
 
+    it("a browser killed under an open page: its capture fails as the browser going away (retryable), and the next page works", async () => {
+      const engine = make({}, new RecordingLogger());
+      try {
+        const page = await engine.open({ url: `${base}/a` }, settings(), new AbortController().signal);
+        const [pid] = engine.browserPids();
+        process.kill(-(pid as number), "SIGKILL");
+        expect(await waitFor(() => !alive(pid as number))).toBe(true);
+        const failure = await page.screenshot({ type: "png", fullPage: false, omitBackground: false }).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect(failure).toMatchObject({ code: "EngineResponseNotOkError", retryable: true });
+        expect(String((failure as Error).message)).toMatch(/went away/);
+        await page.close().catch(() => undefined);
+        const next = await engine.open({ url: `${base}/b` }, settings(), new AbortController().signal);
+        expect(await next.evaluate("() => document.getElementById('p').textContent")).toBe("/b");
+        await next.close();
+      } finally {
+        await engine.close();
+      }
+    });
+
     it("closing and recycling are not reported as crashes", async () => {
       const logger = new RecordingLogger();
       const engine = make({ recycleAfter: 1 }, logger);

@@ -1,9 +1,13 @@
 import type { AddressChecker, RenderError } from "@renderkit/core";
-import { type DriverErrorKinds, translateDriverError } from "@renderkit/core/chromium";
+import { DevtoolsError, type DriverErrorKinds, translateDriverError } from "@renderkit/core/chromium";
 import { loadedPlaywright } from "./driver.js";
 
-/** True when the message says the browser, context or page went away (crash, kill). */
+/**
+ * True when the message says the browser, context or page went away (crash, kill), or our own
+ * DevTools link's session ended under the call.
+ */
 export function isGone(error: unknown): boolean {
+  if (error instanceof DevtoolsError && error.gone) return true;
   return (
     error instanceof Error &&
     /Target (page, context or browser )?(has been )?closed|Browser has been closed|browser has disconnected|Target crashed|Page crashed|Connection closed/i.test(

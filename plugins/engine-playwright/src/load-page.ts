@@ -1,6 +1,7 @@
 import type { PageSettings, PageTarget } from "@renderkit/core";
 import { raceSignal, withTimeout } from "@renderkit/core";
 import {
+  type DevtoolsSession,
   type EgressSession,
   type LoadedTarget,
   loadTarget,
@@ -10,7 +11,8 @@ import {
   ResourceLog,
   scopeCookies,
 } from "@renderkit/core/chromium";
-import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { devtoolsLinkOf } from "./connection.js";
 import { translateError } from "./errors.js";
 import { addTargetHeaders, applyPageHooks, type BlockCounter } from "./request-filter.js";
 import { newContext } from "./spare-page.js";
@@ -39,7 +41,7 @@ export interface ReadyPage {
   context: BrowserContext;
   page: Page;
   egress: EgressSession;
-  devtools?: CDPSession;
+  devtools?: DevtoolsSession;
   reused?: boolean;
   /** What a reused page was last given (`AppliedSettings`). */
   applied?: AppliedSettings;
@@ -60,12 +62,29 @@ async function addCookies(context: BrowserContext, target: PageTarget, settings:
 }
 
 /**
+ * A DevTools session on `page` of our own, over the browser's `DevtoolsLink` (Playwright's
+ * `CDPSession` costs several times the Node time a call); Playwright's when the link is missing.
+ */
+async function pageDevtools(browser: Browser, context: BrowserContext, page: Page): Promise<DevtoolsSession> {
+  const own = await context.newCDPSession(page);
+  const link = devtoolsLinkOf(browser);
+  if (!link) return own as unknown as DevtoolsSession;
+  try {
+    const { targetInfo } = await own.send("Target.getTargetInfo");
+    return await link.attach(targetInfo.targetId);
+  } finally {
+    await own.detach().catch(() => undefined);
+  }
+}
+
+/**
  * Opens the page (or takes the ready one), with every setting that must precede navigation. A
  * reused page has its per-render settings (headers, media) said again where they differ from the
  * last render's, which stay; `keep`: the page may be reused, so it gets a DevTools session it
  * keeps for its life.
  */
 async function preparePage(
+  browser: Browser,
   context: BrowserContext,
   target: PageTarget,
   settings: PageSettings,
@@ -89,7 +108,7 @@ async function preparePage(
   const devtools =
     ready?.devtools ??
     (keep || settings.recordResources || target.url !== undefined
-      ? await raceSignal(context.newCDPSession(page), signal)
+      ? await raceSignal(pageDevtools(browser, context, page), signal)
       : undefined);
   const steps: Promise<unknown>[] = [];
   if (size?.width !== settings.width || size?.height !== settings.height) {
@@ -119,7 +138,7 @@ function playwrightLoader(
   return {
     newContext: (egress) => newContext(browser, settings, egress),
     closeContext: (context) => context.close(),
-    preparePage: (context, signal) => preparePage(context, target, settings, signal, ready, keep),
+    preparePage: (context, signal) => preparePage(browser, context, target, settings, signal, ready, keep),
     watchRequests: ({ page }) => {
       return (started, ended) => {
         page.on("request", started).on("requestfinished", ended).on("requestfailed", ended);

@@ -10,8 +10,15 @@ import type {
   ScreenshotSettings,
 } from "@renderkit/core";
 import { withTimeout } from "@renderkit/core";
-import { ChromiumSessionBase, captureMhtml, type LoadedParts, pageCookie, startCdpScreencast } from "@renderkit/core/chromium";
-import type { BrowserContext, CDPSession, Page } from "playwright-core";
+import {
+  ChromiumSessionBase,
+  captureMhtml,
+  type DevtoolsSession,
+  type LoadedParts,
+  pageCookie,
+  startCdpScreencast,
+} from "@renderkit/core/chromium";
+import type { BrowserContext, Page } from "playwright-core";
 import { driverTimeout } from "./driver.js";
 import { translateError } from "./errors.js";
 import type { LoadedPage } from "./load-page.js";
@@ -21,7 +28,7 @@ export class PlaywrightSession extends ChromiumSessionBase implements PageSessio
   readonly page: Page;
   readonly context: BrowserContext;
   /** The page's own DevTools session for direct viewport screenshots, when it has one (URL renders, reusable pages). */
-  private readonly devtools: CDPSession | undefined;
+  private readonly devtools: DevtoolsSession | undefined;
 
   /**
    * `deviceScaleFactor`: the context's; at 1 a viewport screenshot is taken straight from
@@ -31,7 +38,7 @@ export class PlaywrightSession extends ChromiumSessionBase implements PageSessio
     super(loaded, timeoutMs, onClose);
     this.page = loaded.page;
     this.context = loaded.context;
-    this.devtools = deviceScaleFactor === 1 ? (loaded.devtools as CDPSession | undefined) : undefined;
+    this.devtools = deviceScaleFactor === 1 ? (loaded.devtools as DevtoolsSession | undefined) : undefined;
   }
 
   protected translate(error: unknown, what: string): RenderError {
