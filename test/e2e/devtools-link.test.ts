@@ -112,12 +112,16 @@ describe("DevtoolsLink (real Chromium)", () => {
     expect(result.value).toBe(2);
   });
 
-  it("closing the link fails every waiting and later call as gone", async () => {
+  it("closing the link fails every waiting and later call as gone, and tells who asked", async () => {
     const link = await connect();
     const { session } = await newPage(link);
     const waiting = failureOf(never(session));
+    const told = new Promise<void>((resolve) => link.onClose(resolve));
     link.close();
+    await told;
     expect(link.closed).toBe(true);
+    // Asked after the end: told at once.
+    await new Promise<void>((resolve) => link.onClose(resolve));
     expect(await waiting).toMatchObject({ gone: true });
     expect(await failureOf(link.send("Browser.getVersion"))).toMatchObject({ gone: true });
   });

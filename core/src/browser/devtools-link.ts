@@ -43,6 +43,7 @@ export class DevtoolsLink {
   private readonly pending = new Map<number, Pending>();
   private readonly sessions = new Map<string, EventEmitter>();
   private closedWith: Error | undefined;
+  private readonly ended = new EventEmitter();
 
   private constructor(private readonly ws: WebSocket) {
     ws.on("message", (data) => this.receive(data));
@@ -68,6 +69,12 @@ export class DevtoolsLink {
 
   get closed(): boolean {
     return this.closedWith !== undefined;
+  }
+
+  /** Calls `listener` once when the connection ends (closed here, or by the browser). */
+  onClose(listener: () => void): void {
+    if (this.closedWith) queueMicrotask(listener);
+    else this.ended.once("close", listener);
   }
 
   /** A call on the browser itself (no target): `Target.createTarget`, `Browser.getVersion`… */
@@ -162,5 +169,6 @@ export class DevtoolsLink {
     for (const call of this.pending.values()) call.reject(error);
     this.pending.clear();
     this.sessions.clear();
+    this.ended.emit("close");
   }
 }

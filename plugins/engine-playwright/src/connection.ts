@@ -35,6 +35,11 @@ export async function connectPlaywright(wsEndpoint: string): Promise<BrowserConn
     relay.close();
   };
   browser.on("disconnected", end);
+  // Should the link end alone, every page's own calls would fail: the browser is given up, so the
+  // pool launches a new one (as after a crash) rather than keep a browser renders cannot use.
+  link.onClose(() => {
+    if (browser.isConnected()) void browser.close().catch(() => undefined);
+  });
   return {
     browser,
     connected: () => browser.isConnected(),

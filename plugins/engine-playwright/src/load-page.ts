@@ -63,17 +63,18 @@ async function addCookies(context: BrowserContext, target: PageTarget, settings:
 
 /**
  * A DevTools session on `page` of our own, over the browser's `DevtoolsLink` (Playwright's
- * `CDPSession` costs several times the Node time a call); Playwright's when the link is missing.
+ * `CDPSession` costs several times the Node time a call). Playwright names no target id: a
+ * session of its own asks Chromium for it once.
  */
 async function pageDevtools(browser: Browser, context: BrowserContext, page: Page): Promise<DevtoolsSession> {
-  const own = await context.newCDPSession(page);
   const link = devtoolsLinkOf(browser);
-  if (!link) return own as unknown as DevtoolsSession;
+  if (!link) throw new Error("this browser has no DevTools link (it was not connected by connectPlaywright)");
+  const probe = await context.newCDPSession(page);
   try {
-    const { targetInfo } = await own.send("Target.getTargetInfo");
+    const { targetInfo } = await probe.send("Target.getTargetInfo");
     return await link.attach(targetInfo.targetId);
   } finally {
-    await own.detach().catch(() => undefined);
+    await probe.detach().catch(() => undefined);
   }
 }
 
