@@ -137,6 +137,71 @@ describe("PageShelf", () => {
     expect((await shelf.take("a", owner))?.entry).toBe("fourth");
   });
 
+  describe("a reset due while nothing else renders (deferReset)", () => {
+    /** A shelf that defers every reset for up to `deferMs`, and the pages whose reset started. */
+    const deferring = (deferMs: number, defer: () => boolean = () => true) => {
+      const started: string[] = [];
+      const discarded: string[] = [];
+      const shelf = new PageShelf<string>({
+        maxIdle: 2,
+        maxUses: 3,
+        idleMs: 60_000,
+        discard: async (entry) => void discarded.push(entry),
+        deferReset: defer,
+        deferMs,
+      });
+      const reset = (entry: string) => async () => {
+        started.push(entry);
+        return true;
+      };
+      return { shelf, started, discarded, reset };
+    };
+    /** Lets queued microtasks and immediates run (the reset's own start is a microtask on). */
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+    it("waits until the engine's next page has loaded", async () => {
+      const { shelf, started, reset } = deferring(60_000);
+      const putting = shelf.put("a", owner, "page-1", 1, reset("page-1"));
+      await settle();
+      expect(started).toEqual([]);
+      shelf.loaded();
+      await putting;
+      expect(started).toEqual(["page-1"]);
+      expect((await shelf.take("a", owner))?.entry).toBe("page-1");
+    });
+
+    it("starts at once for a render of its key that waits for it", async () => {
+      const { shelf, started, reset } = deferring(60_000);
+      const putting = shelf.put("a", owner, "page-1", 1, reset("page-1"));
+      // Asked for before and after the deferral is decided: handed the page either way.
+      expect((await shelf.take("a", owner))?.entry).toBe("page-1");
+      await putting;
+      const again = shelf.put("a", owner, "page-1", 2, reset("page-1 again"));
+      await settle();
+      expect((await shelf.take("a", owner))?.entry).toBe("page-1");
+      await again;
+      expect(started).toEqual(["page-1", "page-1 again"]);
+    });
+
+    it("starts by itself after deferMs, and at once when deferReset says no", async () => {
+      const late = deferring(1);
+      await late.shelf.put("a", owner, "page-1", 1, late.reset("page-1"));
+      expect(late.started).toEqual(["page-1"]);
+      const busy = deferring(60_000, () => false);
+      await busy.shelf.put("a", owner, "page-2", 1, busy.reset("page-2"));
+      expect(busy.started).toEqual(["page-2"]);
+    });
+
+    it("does not hold close() up: a deferred reset starts, and its page is closed", async () => {
+      const { shelf, started, discarded, reset } = deferring(60_000);
+      const putting = shelf.put("a", owner, "page-1", 1, reset("page-1"));
+      await settle();
+      await Promise.all([shelf.close(), putting]);
+      expect(started).toEqual(["page-1"]);
+      expect(discarded).toEqual(["page-1"]);
+    });
+  });
+
   it("drops a retired browser's pages and closes everything on close, a late reset included", async () => {
     const discarded: string[] = [];
     const shelf = shelfWith(discarded, 4);

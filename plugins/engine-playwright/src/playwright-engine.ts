@@ -90,7 +90,10 @@ export class PlaywrightEngine implements Engine {
       if (shelved) this.reused++;
       const ready = shelved ? { ...shelved.entry, reused: true } : await this.takeSpare(lease.handle, settings);
       if (!shelved) this.refillSpare(lease.handle, settings);
-      const loaded = await loadPage(lease.browser, target, settings, signal, ready, key !== undefined);
+      // Loaded (or failed): a reset deferred for this load starts now (`PageShelfOptions.deferReset`).
+      const loaded = await loadPage(lease.browser, target, settings, signal, ready, key !== undefined).finally(() =>
+        this.shelf?.loaded(),
+      );
       const uses = (shelved?.uses ?? 0) + 1;
       const recycle = key === undefined ? undefined : () => this.shelve(key, lease.handle, loaded, uses);
       return new PlaywrightSession({ ...loaded, recycle }, settings.timeoutMs, lease.release, settings.deviceScaleFactor);

@@ -69,7 +69,8 @@ export class PuppeteerEngine implements Engine {
       const key = this.shelf && reuseKey(target, settings);
       const shelved = key === undefined ? undefined : await this.shelf?.take(key, lease.handle);
       if (shelved) this.reused++;
-      const loaded = await loadPage(lease.browser, target, settings, signal, shelved?.entry);
+      // Loaded (or failed): a reset deferred for this load starts now (`PageShelfOptions.deferReset`).
+      const loaded = await loadPage(lease.browser, target, settings, signal, shelved?.entry).finally(() => this.shelf?.loaded());
       const uses = (shelved?.uses ?? 0) + 1;
       const recycle = key === undefined ? undefined : () => this.shelve(key, lease.handle, loaded, uses);
       return new PuppeteerSession({ ...loaded, recycle }, settings.timeoutMs, lease.release);
