@@ -53,7 +53,8 @@ const IDLE_MS = 60_000;
  * The engine's shelf for `options` (undefined when reuse is off), closing pages with `discard`.
  * `busy` counts the engine's pages in use: while they and the resets under way leave a CPU core
  * each, and the pages at work and idle are at most one more than `maxIdle`, a render opens a page
- * rather than wait for a reset (`PageShelfOptions.overlap`).
+ * rather than wait for a reset (`PageShelfOptions.overlap`). With no page in use, a reset due waits
+ * for the engine's next page to load (`PageShelfOptions.deferReset`; the engine calls `loaded()`).
  */
 export function pageShelf<E>(
   options: { reusePages?: number | false; concurrency?: number },
@@ -129,7 +130,9 @@ const MAX_WAITS = 3;
  * finding none idle waits for the reset (~25 ms) rather than open a context (~150 ms once, and a
  * renderer process), unless `overlap` says the machine has a core for the render and each reset:
  * then the key gets a second page, and its two pages take turns (one renders while the other
- * resets). On a busy machine the two would compete for the same CPU (docs/performance.md).
+ * resets). On a busy machine the two would compete for the same CPU (docs/performance.md). A
+ * reset that falls due while nothing else renders may wait for the next render's page to load
+ * (`deferReset`, `loaded()`), so the two do not share the CPU either.
  */
 export class PageShelf<E> {
   private readonly idle: Shelved<E>[] = [];
