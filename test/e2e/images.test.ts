@@ -1,3 +1,4 @@
+import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { BLANK_POINT, BLOCKS, COLOUR, centre } from "../fixtures/pages.js";
 import { expectRenderError } from "../helpers/errors.js";
@@ -111,6 +112,16 @@ forEachEngine((engine) => {
       const low = await readRender(await e2e.render("/blocks", { format: "jpg", quality: 10 }));
       const high = await readRender(await e2e.render("/blocks", { format: "jpg", quality: 95 }));
       expect(high.length).toBeGreaterThan(low.length * 2);
+    });
+
+    it("optimize_for_speed: the same png pixels in a larger file; jpg refuses it", async () => {
+      const compact = await readRender(await e2e.render("/blocks"));
+      const fast = await readRender(await e2e.render("/blocks", { optimize_for_speed: true }));
+      expect(fast.length).toBeGreaterThan(compact.length);
+      const pixels = (png: Buffer) => sharp(png).ensureAlpha().raw().toBuffer();
+      expect(Buffer.compare(await pixels(compact), await pixels(fast))).toBe(0);
+      const error = await expectRenderError(e2e.render("/blocks", { format: "jpg", optimize_for_speed: true }), "InvalidOptions");
+      expect(error.message).toContain("optimize_for_speed");
     });
 
     it("transparent png keeps alpha where the page paints no background", async () => {

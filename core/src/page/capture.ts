@@ -60,6 +60,8 @@ export interface Capture {
   area?: Box;
   /** True when the page (or element) was cut: at `max_height`, the pixel cap or the caller's height limit. */
   truncated: boolean;
+  /** True when sections may be encoded for speed (`optimizeForSpeed`): more bytes for the same pixels. */
+  optimizedForSpeed: boolean;
 }
 
 /**
@@ -86,6 +88,11 @@ export interface CaptureLimits {
   maxPixelHeight?: number;
   /** Checked before each section: an aborted render captures no further section. */
   signal?: AbortSignal;
+  /**
+   * Encode for speed, not size (`ScreenshotSettings.optimizeForSpeed`): for a caller that decodes
+   * the capture anyway, or a request that asked. Sections to be stitched are always encoded so.
+   */
+  optimizeForSpeed?: boolean;
 }
 
 /**
@@ -155,21 +162,22 @@ async function captureArea(
   session: PageSession,
   area: Box,
   dpr: number,
-  base: { type: "png" | "jpeg"; quality?: number; omitBackground: boolean },
+  base: { type: "png" | "jpeg"; quality?: number; omitBackground: boolean; optimizeForSpeed: boolean },
   signal: AbortSignal | undefined,
   native = false,
   sectionPixels?: number,
-): Promise<Pick<Capture, "type" | "sections">> {
+): Promise<Pick<Capture, "type" | "sections" | "optimizedForSpeed">> {
   // No screenshot beyond `MAX_SHOT_PIXELS`: a wide area comes in lower sections.
   const devWidth = Math.max(1, Math.ceil(area.width * dpr));
   const most = Math.max(1, Math.floor(MAX_SHOT_PIXELS / devWidth));
   const oneShot = Math.min(sectionPixels ?? MAX_CAPTURE_PIXELS, most);
   if (native || area.height * dpr <= oneShot) {
     const bytes = await session.screenshot({ ...base, fullPage: true, clip: area });
-    return { type: base.type, sections: [{ bytes, top: 0, height: area.height }] };
+    return { type: base.type, sections: [{ bytes, top: 0, height: area.height }], optimizedForSpeed: base.optimizeForSpeed };
   }
-  // Stitched by sharp: PNG sections, so a JPEG is encoded once, from lossless pixels.
-  const png = { ...base, type: "png" as const, quality: undefined };
+  // Stitched by sharp: PNG sections, so a JPEG is encoded once, from lossless pixels; sharp decodes
+  // them, so they are encoded for speed.
+  const png = { ...base, type: "png" as const, quality: undefined, optimizeForSpeed: true };
   const step = sectionHeight(dpr, Math.min(sectionPixels ?? SECTION_PIXELS, most));
   const sections: CaptureSection[] = [];
   for (let top = 0; top < area.height; top += step) {
@@ -178,7 +186,7 @@ async function captureArea(
     const bytes = await session.screenshot({ ...png, fullPage: true, clip: { ...area, y: area.y + top, height } });
     sections.push({ bytes, top, height });
   }
-  return { type: "png", sections };
+  return { type: "png", sections, optimizedForSpeed: true };
 }
 
 /**
@@ -203,6 +211,7 @@ export async function captureScreenshot(
     quality: type === "jpeg" ? options.quality : undefined,
     // `bg_color` is painted by the formatter behind the transparent capture.
     omitBackground: (options.transparent || options.bgColor !== undefined) && type === "png",
+    optimizeForSpeed: limits.optimizeForSpeed === true && type === "png",
   };
   const dpr = options.deviceScaleFactor;
   const native = options.fullPageMode === "native";
@@ -231,7 +240,15 @@ export async function captureScreenshot(
     const sections = [{ bytes, top: 0, height: options.height }];
     // `max_width` on a viewport capture: the formatter cuts the image to `width`.
     const width = Math.min(options.width, options.maxWidth ?? options.width);
-    return { type, sections, width, height: options.height, deviceScaleFactor: dpr, truncated: false };
+    return {
+      type,
+      sections,
+      width,
+      height: options.height,
+      deviceScaleFactor: dpr,
+      truncated: false,
+      optimizedForSpeed: base.optimizeForSpeed,
+    };
   }
   // `max_width` is asked for, so cutting to it is not `truncated`.
   if (options.maxWidth !== undefined) whole = { ...whole, width: Math.min(whole.width, options.maxWidth) };

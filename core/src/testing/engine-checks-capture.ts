@@ -68,6 +68,25 @@ export function captureChecks(h: EngineHarness): void {
   );
 
   h.check(
+    "a viewport screenshot encoded for speed has the same pixels, in more bytes",
+    async () => {
+      await h.withPage({ url: h.url("/") }, {}, async (s) => {
+        const compact = await s.screenshot(PNG);
+        const fast = await s.screenshot({ ...PNG, optimizeForSpeed: true });
+        expect(fast.length).toBeGreaterThan(compact.length);
+        const [a, b] = [decodePng(compact), decodePng(fast)];
+        expect([b.width, b.height]).toEqual([a.width, a.height]);
+        let differing = 0;
+        for (let y = 0; y < a.height; y++) {
+          for (let x = 0; x < a.width; x++) if (a.pixel(x, y).join() !== b.pixel(x, y).join()) differing++;
+        }
+        expect(differing).toBe(0);
+      });
+    },
+    "screenshot",
+  );
+
+  h.check(
     "a JPEG screenshot is a JPEG",
     async () => {
       await h.withPage({ html: colourHtml("#fc0") }, {}, async (s) => {

@@ -142,7 +142,11 @@ export class PlaywrightSession extends ChromiumSessionBase implements PageSessio
     if (devtools && !settings.fullPage && !settings.clip && !settings.omitBackground) {
       // The viewport as it is, straight from Chromium: Playwright's screenshot adds steps around the
       // same capture (~12 ms a render measured), which only its other modes need.
-      const params = { format: settings.type, quality: settings.type === "jpeg" ? settings.quality : undefined };
+      const params = {
+        format: settings.type,
+        quality: settings.type === "jpeg" ? settings.quality : undefined,
+        optimizeForSpeed: settings.optimizeForSpeed,
+      };
       const capture = () =>
         withTimeout(devtools.send("Page.captureScreenshot", params), this.timeoutMs, () =>
           driverTimeout(`the screenshot took longer than ${this.timeoutMs} ms`),
@@ -161,6 +165,7 @@ export class PlaywrightSession extends ChromiumSessionBase implements PageSessio
         return Buffer.from(shot.data, "base64");
       });
     }
+    // Playwright's own screenshot has no `optimizeForSpeed`: these captures ignore the hint.
     return this.run("taking the screenshot", () =>
       this.page.screenshot({
         type: settings.type,

@@ -244,6 +244,7 @@ export class PuppeteerSession extends ChromiumSessionBase implements PageSession
           type: settings.type,
           quality: settings.type === "jpeg" ? settings.quality : undefined,
           omitBackground: settings.omitBackground,
+          optimizeForSpeed: settings.optimizeForSpeed,
           ...area,
         }),
       ),

@@ -8,7 +8,14 @@ import {
   raceSignal,
 } from "@renderkit/core";
 import { sleep } from "@renderkit/core/internal";
-import { type Capture, captureScreenshot, checkViewportPixels, hasVisibleContent, nextFrames } from "@renderkit/core/page";
+import {
+  type Capture,
+  type CaptureLimits,
+  captureScreenshot,
+  checkViewportPixels,
+  hasVisibleContent,
+  nextFrames,
+} from "@renderkit/core/page";
 import { isFlatCapture } from "./blank.js";
 import { type ConvertResult, convertImage, directCaptureType } from "./convert.js";
 import { DEFAULT_ENCODER, type EncoderSettings } from "./encoder.js";
@@ -36,10 +43,10 @@ async function captureChecked(
   session: PageSession,
   options: ImageOptions,
   type: "png" | "jpeg",
-  maxPixelHeight: number | undefined,
-  signal: AbortSignal,
+  limits: CaptureLimits & { signal: AbortSignal },
 ): Promise<CheckedCapture> {
-  const capture = await captureScreenshot(session, options, type, { maxPixelHeight, signal });
+  const { signal } = limits;
+  const capture = await captureScreenshot(session, options, type, limits);
   if (signal.aborted) throw abortReason(signal);
   if (!(await isFlatCapture(capture)) || !(await hasVisibleContent(session, capture.area))) {
     return { capture, blank: false };
@@ -47,7 +54,7 @@ async function captureChecked(
   // With `disable_js` the page's animation frames never run: the pause alone stands in for them.
   if (!options.disableJs) await nextFrames(session);
   await sleep(BLANK_RETRY_MS, signal);
-  const again = await captureScreenshot(session, options, type, { maxPixelHeight, signal });
+  const again = await captureScreenshot(session, options, type, limits);
   if (signal.aborted) throw abortReason(signal);
   return { capture: again, blank: await isFlatCapture(again) };
 }
@@ -98,7 +105,10 @@ export class ImageFormatter implements Formatter<typeof IMAGE_OPTIONS> {
     const header = options.showTimestamp || options.showUrl;
     const direct = cut || header ? undefined : directCaptureType(format, base);
     const maxPixelHeight = this.maxPixelHeight(options, context.format);
-    const { capture, blank } = await captureChecked(session, options, direct ?? "png", maxPixelHeight, signal);
+    // A capture sharp converts is decoded anyway: Chromium encodes it for speed, not size.
+    const optimizeForSpeed = direct === undefined || options.optimizeForSpeed;
+    const limits = { maxPixelHeight, signal, optimizeForSpeed };
+    const { capture, blank } = await captureChecked(session, options, direct ?? "png", limits);
     const convert = withCapture(base, options, capture, session);
     const [single] = capture.sections;
     // sharp cannot be interrupted; on abort the render answers at once and the encode finishes unobserved.
