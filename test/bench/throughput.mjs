@@ -58,6 +58,27 @@ const FLOOR_ROWS = [
       return { render, root: process.pid, close: () => browser.close() };
     },
   },
+  {
+    // floor B with the encoding of renderkit's `optimize_for_speed` rows: Chromium's fast PNG through
+    // a DevTools session of each page (Playwright's screenshot cannot ask for it).
+    name: "floor B fast png",
+    async open({ c }) {
+      const browser = await launchRaw();
+      const context = await browser.newContext({ viewport: VIEWPORT });
+      const pages = await Promise.all(
+        Array.from({ length: c }, async () => {
+          const page = await context.newPage();
+          return { page, cdp: await context.newCDPSession(page) };
+        }),
+      );
+      const render = async (w, url) => {
+        await pages[w].page.goto(url, { waitUntil: "load" });
+        const shot = await pages[w].cdp.send("Page.captureScreenshot", { format: "png", optimizeForSpeed: true });
+        return Buffer.from(shot.data, "base64").length;
+      };
+      return { render, root: process.pid, close: () => browser.close() };
+    },
+  },
 ];
 
 const LIBRARY_ROWS = Object.keys(ENGINES).map((engine) => ({
@@ -83,20 +104,26 @@ const LIBRARY_ROWS = Object.keys(ENGINES).map((engine) => ({
   },
 }));
 
-const HTTP_ROWS = Object.keys(ENGINES).map((engine) => ({
-  name: `renderkit http ${engine}`,
-  async open({ c, host }) {
-    const server = await spawnServer({ engine, concurrency: c, site: host });
-    try {
-      await waitAnswering(server);
-    } catch (error) {
-      await server.stop();
-      throw error;
-    }
-    const render = async (_w, url) => (await renderOverHttp(server, { url })).length;
-    return { render, root: server.child.pid, close: () => server.stop() };
-  },
-}));
+const HTTP_ROWS = Object.keys(ENGINES).flatMap((engine) =>
+  [{}, { optimize_for_speed: true }].map((options) => httpRow(engine, options)),
+);
+
+function httpRow(engine, options) {
+  return {
+    name: `renderkit http ${engine}${options.optimize_for_speed ? " fast png" : ""}`,
+    async open({ c, host }) {
+      const server = await spawnServer({ engine, concurrency: c, site: host });
+      try {
+        await waitAnswering(server);
+      } catch (error) {
+        await server.stop();
+        throw error;
+      }
+      const render = async (_w, url) => (await renderOverHttp(server, { url, ...options })).length;
+      return { render, root: server.child.pid, close: () => server.stop() };
+    },
+  };
+}
 
 const ROWS = [...FLOOR_ROWS, ...LIBRARY_ROWS, ...HTTP_ROWS, ...PEER_ROWS].filter(
   (row) => !ONLY || ONLY.some((part) => row.name.includes(part)),
@@ -127,9 +154,11 @@ async function runCell(row, { url, c, host }) {
   try {
     opened = await within(OPEN_TIMEOUT_MS, row.open({ c, host }), "opening");
     if (opened.unavailable) return { na: opened.unavailable };
+    let bytes = 0;
     const task = async (w) => {
       const size = await within(RENDER_TIMEOUT_MS, opened.render(w, url), "a render");
       if (!(size > 0)) throw new Error(`render produced ${size} bytes`);
+      bytes = size;
     };
     await measure(c * 2, c, task);
     const sampler = samplePss(opened.root);
@@ -137,7 +166,7 @@ async function runCell(row, { url, c, host }) {
     try {
       result = await measure(N, c, task);
     } finally {
-      result = { ...result, pss: await sampler.stop() };
+      result = { ...result, pss: await sampler.stop(), bytes };
     }
     return result;
   } catch (error) {
@@ -170,6 +199,7 @@ function report(results) {
           "renders/s": r.rps.toFixed(2),
           "p50 ms": r.p50.toFixed(0),
           "p95 ms": r.p95.toFixed(0),
+          KB: (r.bytes / 1024).toFixed(0),
           "peak PSS MB": r.pss.toFixed(0),
           "PSS vs floor B +MB": ok(floor) ? (r.pss - floor.pss).toFixed(0) : "-",
           "vs floor B": ok(floor) ? (r.rps / floor.rps).toFixed(2) : "-",
@@ -179,7 +209,7 @@ function report(results) {
     }
   }
   const columns = [
-    ...["page", "row", "c", "renders/s", "p50 ms", "p95 ms"],
+    ...["page", "row", "c", "renders/s", "p50 ms", "p95 ms", "KB"],
     ...["peak PSS MB", "PSS vs floor B +MB", "vs floor B", "vs best peer"],
   ];
   const filled = out.map((r) => Object.fromEntries(columns.map((k) => [k, r[k] ?? "-"])));
