@@ -3,7 +3,9 @@
 // proxy per context, the DevTools capture, the reset between renders), then renderkit itself, and
 // the same design driven over raw DevTools without a driver. Prints renders/s, the ratio to floor B
 // and the CPU per render of each kind of process (from /proc: user + system time).
-// `node test/bench/run.mjs breakdown` (BREAKDOWN_C, BREAKDOWN_N, BREAKDOWN_ROUNDS).
+// `node test/bench/run.mjs breakdown` (BREAKDOWN_C, BREAKDOWN_N, BREAKDOWN_ROUNDS; BREAKDOWN_FAST=1: every row
+// captures with Chromium's fast PNG encoding, floor B included, over DevTools, and renderkit with
+// `optimize_for_speed`).
 
 import { mkdtempSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -30,6 +32,7 @@ import { table } from "./stats.mjs";
 const C = Number(process.env.BREAKDOWN_C ?? 4);
 const N = Number(process.env.BREAKDOWN_N ?? 80);
 const ROUNDS = Number(process.env.BREAKDOWN_ROUNDS ?? 2);
+const FAST = process.env.BREAKDOWN_FAST === "1";
 const VIEWPORT = { width: 1280, height: 1024 };
 const TICK_MS = 10; // USER_HZ 100
 
@@ -85,11 +88,13 @@ async function reset(page) {
   page.egress.usePolicy(allowLoopback());
 }
 
-const capture = async (cdp) => (await cdp.send("Page.captureScreenshot", { format: "png" })).data.length;
+const capture = async (cdp) => (await cdp.send("Page.captureScreenshot", { format: "png", optimizeForSpeed: FAST })).data.length;
 
-const playwrightRow = (name, { contexts, proxy, devtoolsCapture, withReset }) => ({
+const playwrightRow = (name, { contexts, proxy, devtoolsCapture: asked, withReset }) => ({
   name,
   async open(url) {
+    // Playwright's screenshot cannot ask for the fast encoding.
+    const devtoolsCapture = asked || FAST;
     const { pages, close } = await playwrightPages({ contexts, proxy, devtools: devtoolsCapture || withReset });
     const render = async (w) => {
       const p = pages[w];
@@ -171,7 +176,7 @@ const ROWS = [
         throw error;
       });
       return {
-        render: async () => (await renderer.render({ url, format: "png", wait_until: "loaded" })).size,
+        render: async () => (await renderer.render({ url, format: "png", wait_until: "loaded", optimize_for_speed: FAST })).size,
         close: () => renderer.close().finally(() => rmSync(dataDir, { recursive: true, force: true })),
       };
     },
@@ -231,5 +236,6 @@ export async function benchBreakdown() {
     };
   });
   const columns = ["row", "renders/s", "vs floor B", "CPU ms/render", ...kinds];
-  return `Breakdown: simple page to PNG at c = ${C}, ${N} renders per row, mean of ${ROUNDS} interleaved rounds\n${table(rows, columns)}`;
+  const encoding = FAST ? "; DevTools captures and renderkit with the fast PNG encoding" : "";
+  return `Breakdown: simple page to PNG at c = ${C}, ${N} renders per row, mean of ${ROUNDS} interleaved rounds${encoding}\n${table(rows, columns)}`;
 }
