@@ -68,11 +68,9 @@ export function captureChecks(h: EngineHarness): void {
   );
 
   h.check(
-    "a viewport screenshot encoded for speed has the same pixels, in more bytes",
+    "a viewport screenshot, and a clip below the fold, encoded for speed: the same pixels in more bytes",
     async () => {
-      await h.withPage({ url: h.url("/") }, {}, async (s) => {
-        const compact = await s.screenshot(PNG);
-        const fast = await s.screenshot({ ...PNG, optimizeForSpeed: true });
+      const expectSamePixels = (compact: Uint8Array, fast: Uint8Array) => {
         expect(fast.length).toBeGreaterThan(compact.length);
         const [a, b] = [decodePng(compact), decodePng(fast)];
         expect([b.width, b.height]).toEqual([a.width, a.height]);
@@ -81,6 +79,17 @@ export function captureChecks(h: EngineHarness): void {
           for (let x = 0; x < a.width; x++) if (a.pixel(x, y).join() !== b.pixel(x, y).join()) differing++;
         }
         expect(differing).toBe(0);
+      };
+      await h.withPage({ url: h.url("/") }, {}, async (s) => {
+        expectSamePixels(await s.screenshot(PNG), await s.screenshot({ ...PNG, optimizeForSpeed: true }));
+      });
+      // Below the 600 px viewport: text lines and, at 2000 px, a red block.
+      await h.withPage({ url: h.url("/tall-text") }, {}, async (s) => {
+        const clip = { ...PNG, fullPage: true, clip: { x: 0, y: 1900, width: 400, height: 200 } };
+        const fast = await s.screenshot({ ...clip, optimizeForSpeed: true });
+        expect(pngSize(fast)).toEqual({ width: 400, height: 200 });
+        expectColour(decodePng(fast).pixel(150, 150), [255, 0, 0, 255]);
+        expectSamePixels(await s.screenshot(clip), fast);
       });
     },
     "screenshot",

@@ -75,6 +75,13 @@ export function engineRoutes(forbidden: () => string): Record<string, FixtureRou
       `<div style="height:3000px;background:linear-gradient(#fff,#000)"></div>`,
       "<style>body{margin:0}</style>",
     ),
+    // Text lines (so the PNG encodings differ in size) and a red block at 2000 px, below the fold.
+    "/tall-text": page(
+      "tall-text",
+      `${Array.from({ length: 150 }, (_, i) => `<p style="margin:0;height:20px">line ${i}</p>`).join("")}` +
+        `<div style="position:absolute;left:0;top:2000px;width:300px;height:200px;background:#f00"></div>`,
+      "<style>body{margin:0}</style>",
+    ),
     "/hang": (_req, res) => {
       res.writeHead(200, { "content-type": "text/html" });
       res.write("<!doctype html><html><head><title>hang</title></head><body><p>never ends");

@@ -1,4 +1,5 @@
 import type {
+  Box,
   ElementQuery,
   PageCookie,
   PageSession,
@@ -23,15 +24,30 @@ import { driverTimeout } from "./driver.js";
 import { translateError } from "./errors.js";
 import type { LoadedPage } from "./load-page.js";
 
+/**
+ * What a direct capture (`Page.captureScreenshot` on the page's own DevTools session) takes: the
+ * viewport as it is, or a clip of the document (`fullPage` with `clip`: document coordinates, laid
+ * out beyond the viewport as Puppeteer does); undefined for the other modes. Chromium resets the
+ * capturing session's emulation after a capture beyond the viewport: at scale 1, the only one
+ * captured this way, the page's viewport, screen and scale stay as Playwright set them (checked).
+ */
+function directArea(
+  settings: ScreenshotSettings,
+): { clip?: Box & { scale: number }; captureBeyondViewport?: boolean } | undefined {
+  if (!settings.fullPage && !settings.clip) return {};
+  if (settings.fullPage && settings.clip) return { clip: { ...settings.clip, scale: 1 }, captureBeyondViewport: true };
+  return undefined;
+}
+
 /** A loaded page in its own browser context; closing it closes the context and the proxy session. */
 export class PlaywrightSession extends ChromiumSessionBase implements PageSession {
   readonly page: Page;
   readonly context: BrowserContext;
-  /** The page's own DevTools session for direct viewport screenshots, when it has one (URL renders, reusable pages). */
+  /** The page's own DevTools session for direct screenshots (`directArea`), when it has one (URL renders, reusable pages). */
   private readonly devtools: DevtoolsSession | undefined;
 
   /**
-   * `deviceScaleFactor`: the context's; at 1 a viewport screenshot is taken straight from
+   * `deviceScaleFactor`: the context's; at 1 a viewport or clip screenshot is taken straight from
    * Chromium (a DevTools session of our own sees the page at CSS scale, not Playwright's emulated one).
    */
   constructor(loaded: LoadedPage & Pick<LoadedParts, "recycle">, timeoutMs: number, onClose: () => void, deviceScaleFactor = 1) {
@@ -139,13 +155,15 @@ export class PlaywrightSession extends ChromiumSessionBase implements PageSessio
 
   screenshot(settings: ScreenshotSettings): Promise<Uint8Array> {
     const devtools = this.devtools;
-    if (devtools && !settings.fullPage && !settings.clip && !settings.omitBackground) {
-      // The viewport as it is, straight from Chromium: Playwright's screenshot adds steps around the
-      // same capture (~12 ms a render measured), which only its other modes need.
+    const area = directArea(settings);
+    if (devtools && area && !settings.omitBackground) {
+      // Straight from Chromium: Playwright's screenshot adds steps around the same capture (~12 ms a
+      // render measured), which only its other modes need, and cannot ask for `optimizeForSpeed`.
       const params = {
         format: settings.type,
         quality: settings.type === "jpeg" ? settings.quality : undefined,
         optimizeForSpeed: settings.optimizeForSpeed,
+        ...area,
       };
       const capture = () =>
         withTimeout(devtools.send("Page.captureScreenshot", params), this.timeoutMs, () =>
@@ -165,7 +183,8 @@ export class PlaywrightSession extends ChromiumSessionBase implements PageSessio
         return Buffer.from(shot.data, "base64");
       });
     }
-    // Playwright's own screenshot has no `optimizeForSpeed`: these captures ignore the hint.
+    // Playwright's own screenshot has no `optimizeForSpeed`: these captures (a full page without a
+    // clip, a clip within the viewport, a transparent background) ignore the hint.
     return this.run("taking the screenshot", () =>
       this.page.screenshot({
         type: settings.type,
