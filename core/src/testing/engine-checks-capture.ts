@@ -90,6 +90,14 @@ export function captureChecks(h: EngineHarness): void {
         expect(pngSize(fast)).toEqual({ width: 400, height: 200 });
         expectColour(decodePng(fast).pixel(150, 150), [255, 0, 0, 255]);
         expectSamePixels(await s.screenshot(clip), fast);
+        // With a transparent background: the page paints none beside its text and block.
+        const clear = { ...clip, omitBackground: true };
+        const clearFast = await s.screenshot({ ...clear, optimizeForSpeed: true });
+        expect(decodePng(clearFast).pixel(350, 150)[3]).toBe(0);
+        expectColour(decodePng(clearFast).pixel(150, 150), [255, 0, 0, 255]);
+        expectSamePixels(await s.screenshot(clear), clearFast);
+        // The background is back for the next capture.
+        expectColour(decodePng(await s.screenshot(clip)).pixel(350, 150), [255, 255, 255, 255]);
       });
     },
     "screenshot",

@@ -24,16 +24,17 @@ import { driverTimeout } from "./driver.js";
 import { translateError } from "./errors.js";
 import type { LoadedPage } from "./load-page.js";
 
+type DirectArea = { clip?: Box & { scale: number }; captureBeyondViewport?: boolean };
+
 /**
  * What a direct capture (`Page.captureScreenshot` on the page's own DevTools session) takes: the
  * viewport as it is, or a clip of the document (`fullPage` with `clip`: document coordinates, laid
- * out beyond the viewport as Puppeteer does); undefined for the other modes. Chromium resets the
- * capturing session's emulation after a capture beyond the viewport: at scale 1, the only one
- * captured this way, the page's viewport, screen and scale stay as Playwright set them (checked).
+ * out beyond the viewport as Puppeteer does), with or without a background; undefined for the
+ * other modes. Chromium resets the capturing session's emulation after a capture beyond the
+ * viewport: at scale 1, the only one captured this way, the page's viewport, screen and scale stay
+ * as Playwright set them (checked).
  */
-function directArea(
-  settings: ScreenshotSettings,
-): { clip?: Box & { scale: number }; captureBeyondViewport?: boolean } | undefined {
+function directArea(settings: ScreenshotSettings): DirectArea | undefined {
   if (!settings.fullPage && !settings.clip) return {};
   if (settings.fullPage && settings.clip) return { clip: { ...settings.clip, scale: 1 }, captureBeyondViewport: true };
   return undefined;
@@ -156,35 +157,9 @@ export class PlaywrightSession extends ChromiumSessionBase implements PageSessio
   screenshot(settings: ScreenshotSettings): Promise<Uint8Array> {
     const devtools = this.devtools;
     const area = directArea(settings);
-    if (devtools && area && !settings.omitBackground) {
-      // Straight from Chromium: Playwright's screenshot adds steps around the same capture (~12 ms a
-      // render measured), which only its other modes need, and cannot ask for `optimizeForSpeed`.
-      const params = {
-        format: settings.type,
-        quality: settings.type === "jpeg" ? settings.quality : undefined,
-        optimizeForSpeed: settings.optimizeForSpeed,
-        ...area,
-      };
-      const capture = () =>
-        withTimeout(devtools.send("Page.captureScreenshot", params), this.timeoutMs, () =>
-          driverTimeout(`the screenshot took longer than ${this.timeoutMs} ms`),
-        );
-      return this.run("taking the screenshot", async () => {
-        const shot = await capture().catch(async (error: unknown) => {
-          // Chromium had no frame of the page to copy (seen once in CI: a first render, a busy
-          // machine). After the page's next frame, once more.
-          if (!String(error).includes("Unable to capture screenshot")) throw error;
-          const frame = "new Promise((done) => requestAnimationFrame(() => done()))";
-          await withTimeout(devtools.send("Runtime.evaluate", { expression: frame, awaitPromise: true }), 1_000).catch(
-            () => undefined,
-          );
-          return capture();
-        });
-        return Buffer.from(shot.data, "base64");
-      });
-    }
+    if (devtools && area) return this.run("taking the screenshot", () => this.directScreenshot(devtools, settings, area));
     // Playwright's own screenshot has no `optimizeForSpeed`: these captures (a full page without a
-    // clip, a clip within the viewport, a transparent background) ignore the hint.
+    // clip, a clip within the viewport) ignore the hint.
     return this.run("taking the screenshot", () =>
       this.page.screenshot({
         type: settings.type,
@@ -198,6 +173,44 @@ export class PlaywrightSession extends ChromiumSessionBase implements PageSessio
         timeout: this.timeoutMs,
       }),
     );
+  }
+
+  /**
+   * A capture straight from Chromium on the page's own session (`directArea`): Playwright's
+   * screenshot adds steps around the same capture (~12 ms a render measured), which only its other
+   * modes need, and cannot ask for `optimizeForSpeed`. With `omitBackground`, the page has no
+   * default background while the capture runs, as Playwright's does on its own session.
+   */
+  private async directScreenshot(devtools: DevtoolsSession, settings: ScreenshotSettings, area: DirectArea): Promise<Uint8Array> {
+    const params = {
+      format: settings.type,
+      quality: settings.type === "jpeg" ? settings.quality : undefined,
+      optimizeForSpeed: settings.optimizeForSpeed,
+      ...area,
+    };
+    const capture = () =>
+      withTimeout(devtools.send("Page.captureScreenshot", params), this.timeoutMs, () =>
+        driverTimeout(`the screenshot took longer than ${this.timeoutMs} ms`),
+      );
+    const captureOrRetry = () =>
+      capture().catch(async (error: unknown) => {
+        // Chromium had no frame of the page to copy (seen once in CI: a first render, a busy
+        // machine). After the page's next frame, once more.
+        if (!String(error).includes("Unable to capture screenshot")) throw error;
+        const frame = "new Promise((done) => requestAnimationFrame(() => done()))";
+        await withTimeout(devtools.send("Runtime.evaluate", { expression: frame, awaitPromise: true }), 1_000).catch(
+          () => undefined,
+        );
+        return capture();
+      });
+    if (!settings.omitBackground) return Buffer.from((await captureOrRetry()).data, "base64");
+    await devtools.send("Emulation.setDefaultBackgroundColorOverride", { color: { r: 0, g: 0, b: 0, a: 0 } });
+    try {
+      return Buffer.from((await captureOrRetry()).data, "base64");
+    } finally {
+      // Without a colour: the page's own default background again (a reused page's next render).
+      await devtools.send("Emulation.setDefaultBackgroundColorOverride").catch(() => undefined);
+    }
   }
 
   pdf(settings: PdfSettings): Promise<Uint8Array> {
