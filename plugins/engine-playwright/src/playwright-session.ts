@@ -204,12 +204,17 @@ export class PlaywrightSession extends ChromiumSessionBase implements PageSessio
         return capture();
       });
     if (!settings.omitBackground) return Buffer.from((await captureOrRetry()).data, "base64");
-    await devtools.send("Emulation.setDefaultBackgroundColorOverride", { color: { r: 0, g: 0, b: 0, a: 0 } });
+    // Bounded as the capture is: the page's renderer answers these.
+    const background = (params?: Record<string, unknown>) =>
+      withTimeout(devtools.send("Emulation.setDefaultBackgroundColorOverride", params), this.timeoutMs, () =>
+        driverTimeout(`clearing the background took longer than ${this.timeoutMs} ms`),
+      );
+    await background({ color: { r: 0, g: 0, b: 0, a: 0 } });
     try {
       return Buffer.from((await captureOrRetry()).data, "base64");
     } finally {
       // Without a colour: the page's own default background again (a reused page's next render).
-      await devtools.send("Emulation.setDefaultBackgroundColorOverride").catch(() => undefined);
+      await background().catch(() => undefined);
     }
   }
 
