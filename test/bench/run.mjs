@@ -13,6 +13,7 @@ const benches = {
 /** Analyses run only when named (`node test/bench/run.mjs breakdown`). */
 const named = {
   breakdown: async () => (await import("./breakdown.mjs")).benchBreakdown(),
+  "video-capture": async () => (await import("./video-capture.mjs")).benchVideoCapture(),
 };
 const only = process.argv[2];
 if (only && named[only]) {

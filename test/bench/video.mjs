@@ -18,7 +18,8 @@ const SECONDS = Number(process.env.BENCH_VIDEO_SECONDS ?? 4);
 const FPS = 30;
 const FORMATS = (process.env.BENCH_VIDEO_FORMATS ?? "mp4,webm").split(",");
 const VIEWPORT = { width: 1280, height: 720 };
-const PAGE = `<!doctype html><title>bench</title><style>body{margin:0;font-family:sans-serif;background:#f4f4f8}
+/** Four boxes moved and turned by `requestAnimationFrame`: a page that changes every frame. */
+export const PAGE = `<!doctype html><title>bench</title><style>body{margin:0;font-family:sans-serif;background:#f4f4f8}
 .b{position:absolute;width:120px;height:120px;border-radius:16px}</style>
 <h1 style="margin:40px">renderkit video bench</h1><p style="margin:40px">${"Lorem ipsum dolor sit amet. ".repeat(30)}</p>
 ${[0, 1, 2, 3].map((i) => `<div class=b id=b${i} style="top:${300 + i * 100}px;background:hsl(${i * 90},70%,50%)"></div>`).join("")}
