@@ -1,13 +1,15 @@
 // What limits the distinct frames of a video (docs/performance.md, "Video"): the video bench's page
 // captured by Chromium's screencast and by screenshots every 1/30 s, each alone and with libx264
 // encoding beside it, raw playwright-core; frames received, distinct frames a 30 fps output would
-// show (each output frame the last capture at or before its time, and the nearest one), and
-// Chromium's CPU by process. Then whether Chromium's virtual time stops the page's animations.
+// show (each output frame the last capture at or before its time, and renderkit's resampler, which
+// takes the nearest), and Chromium's CPU by process. Then whether Chromium's virtual time stops
+// the page's animations.
 // `node test/bench/run.mjs video-capture` (VIDEO_CAPTURE_SECONDS, default 4).
 
 import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
 import { CHROMIUM_FLAGS, findChromium } from "@renderkit/core/chromium";
+import { FrameResampler } from "@renderkit/format-video";
 import { chromium } from "playwright-core";
 import { processTree } from "./pss.mjs";
 import { serveHtml } from "./serve.mjs";
@@ -40,27 +42,24 @@ async function chromiumCpu() {
   return totals;
 }
 
-/** Distinct frames per second of a 30 fps output from captures at `times` (s), both ways of choosing. */
+/**
+ * Distinct frames per second of a 30 fps output from captures at `times` (s): each output frame
+ * taking the last capture at or before its time, and renderkit's `FrameResampler` (the nearest).
+ */
 function distinct(times) {
   const t = times.map((x) => x - times[0]);
   const slots = Math.floor(t.at(-1) * FPS);
-  const count = (pick) => {
-    let n = 0;
-    let last = -1;
-    for (let i = 0; i < slots; i++) {
-      const k = pick(i / FPS);
-      if (k !== last) n++;
-      last = k;
-    }
-    return (n / slots) * FPS;
-  };
-  const lastBefore = (at) => t.findLastIndex((x) => x <= at + 1e-9);
-  const nearest = (at) => {
-    const after = t.findIndex((x) => x >= at);
-    if (after <= 0) return after < 0 ? t.length - 1 : 0;
-    return at - t[after - 1] <= t[after] - at ? after - 1 : after;
-  };
-  return { lastBefore: count(lastBefore), nearest: count(nearest) };
+  let n = 0;
+  let last = -1;
+  for (let i = 0; i < slots; i++) {
+    const k = t.findLastIndex((x) => x <= i / FPS + 1e-9);
+    if (k !== last) n++;
+    last = k;
+  }
+  const resampler = new FrameResampler(FPS, slots, () => true);
+  for (const [i, x] of t.entries()) resampler.push(Buffer.from(String(i)), x);
+  resampler.finish();
+  return { lastBefore: (n / slots) * FPS, resampler: (resampler.stats.distinct / slots) * FPS };
 }
 
 /** libx264 `veryfast` reading JPEG frames, as renderkit's default mp4 encodes; `write(frame)`, `end()`. */
@@ -175,7 +174,7 @@ export async function benchVideoCapture() {
           "x264 beside": encode ? "yes" : "no",
           "frames/s": ((times.length - 1) / wall).toFixed(1),
           "distinct/s, last before": out.lastBefore.toFixed(1),
-          "distinct/s, nearest": out.nearest.toFixed(1),
+          "distinct/s, renderkit's resampler": out.resampler.toFixed(1),
           browser: cpu("browser"),
           "gpu-process": cpu("gpu-process"),
           renderer: cpu("renderer"),

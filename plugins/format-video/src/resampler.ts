@@ -25,10 +25,16 @@ const EPSILON = 1e-6;
 
 /**
  * Turns frames painted at irregular times into exactly `total` frames at `fps`: output frame `i`
- * (at `i / fps` seconds) shows the last frame painted at or before that time, so a page that paints
- * less often than `fps` has its frames held, and frames painted within one output interval leave
- * only the latest. Time 0 is the first frame's time. Emits as it goes, so encoding runs during
- * the capture: a frame is emitted once the next one arrives or `advance()` says that time passed.
+ * (at `i / fps` seconds) shows the frame painted nearest that time, of the last one painted at or
+ * before it and the first one painted after it, when that one comes within half an output
+ * interval (a tie goes to the later frame). So a page that paints less often than `fps` has its
+ * frames held, and of frames painted within one output interval at most the nearest shows. Against
+ * the last frame at or before each time, no picture is shown more than half an interval early,
+ * none more than one late, and screencast frames, which Chromium sends in bunches, reach more
+ * output frames: +1 to +1.8 distinct frames a second on recorded 30 fps captures
+ * (docs/performance.md, "Video"). Time 0 is the first frame's time. Emits as it goes, so encoding
+ * runs during the capture: a frame is emitted once the next one arrives or `advance()` says that
+ * time passed.
  */
 export class FrameResampler {
   private start: number | undefined;
@@ -62,6 +68,11 @@ export class FrameResampler {
   /** True when every output frame has been emitted. */
   get done(): boolean {
     return this.written >= this.total;
+  }
+
+  /** Half an output interval (seconds): how far ahead of an output frame's time a frame may be shown. */
+  private get half(): number {
+    return 0.5 / this.fps;
   }
 
   /** Output frames strictly before `time` (seconds, frames' clock), bounded by `total`. */
@@ -109,14 +120,19 @@ export class FrameResampler {
       return;
     }
     this.start ??= time;
-    this.fill(this.slotsBefore(time));
+    // The held frame keeps the output frames before this one's reach: those nearer the held frame,
+    // and those more than half an interval before this one.
+    this.fill(this.slotsBefore(Math.max((this.currentTime + time) / 2, time - this.half)));
     this.hold(data);
     this.currentTime = time;
   }
 
-  /** Declares that no frame painted before `time` is still to come: emits the held frame up to it. */
+  /**
+   * Declares that no frame painted before `time` is still to come: emits the held frame for every
+   * output frame no later frame could be shown in (those over half an interval before `time`).
+   */
   advance(time: number): void {
-    if (this.start !== undefined) this.fill(this.slotsBefore(time));
+    if (this.start !== undefined) this.fill(this.slotsBefore(time - this.half));
   }
 
   /** Ends the capture: the last frame is held to the end. Throws when no frame ever came. */

@@ -16,26 +16,40 @@ function recorder(fps: number, total: number, accept: (data: Buffer) => boolean 
 }
 
 describe("FrameResampler", () => {
-  it("maps irregular paints to exactly fps × duration frames, each showing the last paint at or before its time", () => {
+  it("maps irregular paints to exactly fps × duration frames, each showing the paint nearest its time", () => {
     const { out, resampler } = recorder(10, 10);
     resampler.push(frame("a"), 100.0);
-    resampler.push(frame("b"), 100.25); // slots 0.0, 0.1, 0.2 show a
+    resampler.push(frame("b"), 100.24); // slot 0.2: b, 0.04 after it, is nearer than a, 0.2 before
     resampler.push(frame("c"), 100.3); // exactly on slot 0.3: c shows there
-    resampler.push(frame("d"), 100.71);
+    resampler.push(frame("d"), 100.71); // slot 0.7: d, 0.01 after it, and not c, 0.4 before
     resampler.finish();
-    expect(out).toEqual(["a", "a", "a", "c", "c", "c", "c", "c", "d", "d"]);
-    expect(resampler.stats).toEqual({ frames: 10, distinct: 3, received: 4, dropped: 0 });
+    expect(out).toEqual(["a", "a", "b", "c", "c", "c", "c", "d", "d", "d"]);
+    expect(resampler.stats).toEqual({ frames: 10, distinct: 4, received: 4, dropped: 0 });
   });
 
-  it("keeps only the latest of several paints within one output frame", () => {
+  it("shows a paint at most half an interval before its time, and so more of a bunch of paints", () => {
+    const { out, resampler } = recorder(10, 5);
+    resampler.push(frame("a"), 0);
+    resampler.push(frame("b"), 0.12); // slot 0.1: 0.02 ahead, nearer than a
+    resampler.push(frame("c"), 0.14); // slot 0.2: nearest of the three before it
+    resampler.push(frame("d"), 0.34); // slot 0.3: 0.04 ahead, within half an interval
+    resampler.push(frame("e"), 0.47); // slot 0.4: d, 0.06 before, is nearer than e, 0.07 ahead
+    resampler.finish();
+    // The last paint at or before each slot's time would have shown a, a, c, c, d: three of five.
+    expect(out).toEqual(["a", "b", "c", "d", "d"]);
+    expect(resampler.stats).toEqual({ frames: 5, distinct: 4, received: 5, dropped: 0 });
+  });
+
+  it("shows at most the nearest of several paints within one output interval", () => {
     const { out, resampler } = recorder(2, 4);
     resampler.push(frame("a"), 0);
     resampler.push(frame("b"), 0.1);
     resampler.push(frame("c"), 0.2);
     resampler.push(frame("d"), 0.6);
     resampler.finish();
-    expect(out).toEqual(["a", "c", "d", "d"]); // b never reached an output frame's time
-    expect(resampler.stats.distinct).toBe(3);
+    // Slot 0.5: d, 0.1 after it, is nearer than c, 0.3 before: b and c reach no output frame.
+    expect(out).toEqual(["a", "d", "d", "d"]);
+    expect(resampler.stats.distinct).toBe(2);
     expect(resampler.stats.received).toBe(4);
   });
 
@@ -46,19 +60,21 @@ describe("FrameResampler", () => {
     expect(out).toHaveLength(60);
     expect(new Set(out).size).toBe(8);
     expect(resampler.stats.distinct).toBe(8);
-    expect(out.slice(0, 8).every((f) => f === "f0")).toBe(true);
+    // f0.25 shows from slot 7 (at 0.2333 s, half an interval before it), f0 before that.
+    expect(out.slice(0, 7).every((f) => f === "f0")).toBe(true);
+    expect(out[7]).toBe("f0.25");
   });
 
   it("emits held frames as time passes (advance) so encoding runs during a static stretch", () => {
     const { out, resampler } = recorder(10, 20);
     resampler.advance(50); // before the first frame: nothing
     resampler.push(frame("a"), 50);
-    resampler.advance(50.55);
-    expect(out).toEqual(["a", "a", "a", "a", "a", "a"]);
+    resampler.advance(50.55); // a frame painted from 50.55 on could still show from slot 0.5 on
+    expect(out).toEqual(["a", "a", "a", "a", "a"]);
     resampler.push(frame("late"), 50.52); // a frame older than advance() said: shown from now on
     resampler.push(frame("b"), 50.8);
     resampler.finish();
-    expect(out).toEqual([..."aaaaaa", "late", "late", ..."b".repeat(12)]);
+    expect(out).toEqual([..."aaaaa", "late", "late", "late", ..."b".repeat(12)]);
     expect(resampler.done).toBe(true);
   });
 
