@@ -1,5 +1,28 @@
 import { expect } from "vitest";
+import type { ScreencastFrame } from "../contracts/engine.js";
 import type { EngineHarness } from "./engine-harness.js";
+
+/** Width and height of a baseline or progressive JPEG, from its start-of-frame segment. */
+function jpegSize(data: Buffer): { width: number; height: number } | undefined {
+  if (data[0] !== 0xff || data[1] !== 0xd8) return undefined;
+  for (let at = 2; at + 9 < data.length; at += 2 + data.readUInt16BE(at + 2)) {
+    if (data[at] !== 0xff) return undefined;
+    const marker = data[at + 1] ?? 0;
+    if (marker >= 0xc0 && marker <= 0xc2) return { height: data.readUInt16BE(at + 5), width: data.readUInt16BE(at + 7) };
+  }
+  return undefined;
+}
+
+/** In the page: a box moved every animation frame, so every frame paints something new. */
+const ANIMATE = `() => {
+  const box = document.body.appendChild(document.createElement("div"));
+  box.style.cssText = "position:fixed;left:0;top:0;width:40px;height:40px;background:#c00";
+  (function move(t) { box.style.transform = "translateX(" + (t / 5) % 300 + "px)"; requestAnimationFrame(move); })(0);
+}`;
+
+/** In the page: resolves after `n` animation frames. */
+const FRAMES =
+  "(n) => new Promise((done) => { const next = () => (n-- > 0 ? requestAnimationFrame(next) : done(true)); next(); })";
 
 /**
  * The optional primitives side renders use: the MHTML snapshot (`snapshot` capability), the
@@ -58,4 +81,42 @@ export function sideChecks(h: EngineHarness): void {
       expect(s.resources?.()).toBeUndefined();
     });
   });
+
+  h.check(
+    "screencast streams the page's paints as JPEG frames in order, within the size asked, until stopped",
+    async () => {
+      await h.withPage({ url: h.url("/") }, {}, async (s) => {
+        await s.evaluate(ANIMATE);
+        const frames: ScreencastFrame[] = [];
+        let enough: () => void = () => undefined;
+        const five = new Promise<void>((resolve) => {
+          enough = resolve;
+        });
+        const settings = { format: "jpeg" as const, quality: 80, maxWidth: 400, maxHeight: 300 };
+        const cast = await s.screencast?.(settings, (frame) => {
+          frames.push(frame);
+          if (frames.length >= 5) enough();
+        });
+        if (!cast) throw new Error("an engine with the screencast capability has screencast()");
+        await five;
+        await cast.stop();
+        const count = frames.length;
+        for (const frame of frames) {
+          const size = jpegSize(frame.data);
+          expect(size, "each frame is a JPEG").toBeDefined();
+          expect(size?.width).toBeLessThanOrEqual(400);
+          expect(size?.height).toBeLessThanOrEqual(300);
+        }
+        const times = frames.map((f) => f.timestamp);
+        expect(times).toEqual([...times].sort((a, b) => a - b));
+        expect(new Set(frames.map((f) => f.data.toString("base64"))).size, "the box moved between frames").toBeGreaterThan(1);
+        // The page paints on; the stopped screencast sends nothing more, and the page still answers.
+        await s.evaluate(FRAMES, 10);
+        expect(frames).toHaveLength(count);
+        const shot = await s.screenshot({ type: "png", fullPage: false, omitBackground: false });
+        expect(Buffer.from(shot).subarray(1, 4).toString()).toBe("PNG");
+      });
+    },
+    "screencast",
+  );
 }
