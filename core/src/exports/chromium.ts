@@ -10,6 +10,7 @@ export {
   type BrowserPoolOptions,
   PooledBrowser,
 } from "../browser/browser-pool.js";
+export { captureOrRetry, NEXT_FRAME } from "../browser/capture-retry.js";
 export { type ScreencastChannel, type ScreencastFrameEvent, startCdpScreencast } from "../browser/cdp-screencast.js";
 export { CHROMIUM_FLAGS } from "../browser/chromium-flags.js";
 export { ChromiumProcess, type LaunchOptions } from "../browser/chromium-process.js";

@@ -14,8 +14,10 @@ import { withTimeout } from "@renderkit/core";
 import {
   ChromiumSessionBase,
   captureMhtml,
+  captureOrRetry,
   type DevtoolsSession,
   type LoadedParts,
+  NEXT_FRAME,
   pageCookie,
   type ScreencastChannel,
   startCdpScreencast,
@@ -190,22 +192,13 @@ export class PlaywrightSession extends ChromiumSessionBase implements PageSessio
       optimizeForSpeed: settings.optimizeForSpeed,
       ...area,
     };
-    const capture = () =>
+    const captureOnce = () =>
       withTimeout(devtools.send("Page.captureScreenshot", params), this.timeoutMs, () =>
         driverTimeout(`the screenshot took longer than ${this.timeoutMs} ms`),
       );
-    const captureOrRetry = () =>
-      capture().catch(async (error: unknown) => {
-        // Chromium had no frame of the page to copy (seen once in CI: a first render, a busy
-        // machine). After the page's next frame, once more.
-        if (!String(error).includes("Unable to capture screenshot")) throw error;
-        const frame = "new Promise((done) => requestAnimationFrame(() => done()))";
-        await withTimeout(devtools.send("Runtime.evaluate", { expression: frame, awaitPromise: true }), 1_000).catch(
-          () => undefined,
-        );
-        return capture();
-      });
-    if (!settings.omitBackground) return Buffer.from((await captureOrRetry()).data, "base64");
+    const nextFrame = () => devtools.send("Runtime.evaluate", { expression: NEXT_FRAME, awaitPromise: true });
+    const capture = () => captureOrRetry(captureOnce, nextFrame);
+    if (!settings.omitBackground) return Buffer.from((await capture()).data, "base64");
     // Bounded as the capture is: the page's renderer answers these.
     const background = (params?: Record<string, unknown>) =>
       withTimeout(devtools.send("Emulation.setDefaultBackgroundColorOverride", params), this.timeoutMs, () =>
@@ -213,7 +206,7 @@ export class PlaywrightSession extends ChromiumSessionBase implements PageSessio
       );
     await background({ color: { r: 0, g: 0, b: 0, a: 0 } });
     try {
-      return Buffer.from((await captureOrRetry()).data, "base64");
+      return Buffer.from((await capture()).data, "base64");
     } finally {
       // Without a colour: the page's own default background again (a reused page's next render).
       await background().catch(() => undefined);

@@ -10,7 +10,15 @@ import {
   type ScreenshotSettings,
   withTimeout,
 } from "@renderkit/core";
-import { ChromiumSessionBase, captureMhtml, type LoadedParts, pageCookie, startCdpScreencast } from "@renderkit/core/chromium";
+import {
+  ChromiumSessionBase,
+  captureMhtml,
+  captureOrRetry,
+  type LoadedParts,
+  NEXT_FRAME,
+  pageCookie,
+  startCdpScreencast,
+} from "@renderkit/core/chromium";
 import type { BrowserContext, CDPSession, ElementHandle, KeyInput, Page, Protocol } from "puppeteer-core";
 import { driverTimeout } from "./driver.js";
 import { isGone, translateError } from "./errors.js";
@@ -237,7 +245,7 @@ export class PuppeteerSession extends ChromiumSessionBase implements PageSession
     const area = settings.clip
       ? { clip: settings.clip, captureBeyondViewport: true }
       : { fullPage: settings.fullPage, captureBeyondViewport: settings.fullPage };
-    return this.run("taking the screenshot", () =>
+    const capture = () =>
       this.bounded(
         "the screenshot",
         this.page.screenshot({
@@ -247,8 +255,9 @@ export class PuppeteerSession extends ChromiumSessionBase implements PageSession
           optimizeForSpeed: settings.optimizeForSpeed,
           ...area,
         }),
-      ),
-    );
+      );
+    const nextFrame = () => this.cdp.send("Runtime.evaluate", { expression: NEXT_FRAME, awaitPromise: true });
+    return this.run("taking the screenshot", () => captureOrRetry(capture, nextFrame));
   }
 
   pdf(settings: PdfSettings): Promise<Uint8Array> {
