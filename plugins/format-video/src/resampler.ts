@@ -31,7 +31,7 @@ const EPSILON = 1e-6;
  * frames held, and of frames painted within one output interval at most the nearest shows. Against
  * the last frame at or before each time, no picture is shown more than half an interval early,
  * none more than one late, and screencast frames, which Chromium sends in bunches, reach more
- * output frames: +1 to +1.8 distinct frames a second on recorded 30 fps captures
+ * output frames: 1.0 to 2.3 more distinct frames a second on recorded 30 fps captures
  * (docs/performance.md, "Video"). Time 0 is the first frame's time. Emits as it goes, so encoding
  * runs during the capture: a frame is emitted once the next one arrives or `advance()` says that
  * time passed.
