@@ -72,12 +72,21 @@ function encoder() {
     ],
     { stdio: ["pipe", "ignore", "inherit"] },
   );
+  let failed;
+  // A missing ffmpeg or one that exits early fails the row at its end, not the process.
+  ff.once("error", (error) => {
+    failed = error;
+  });
+  ff.stdin.on("error", (error) => {
+    failed ??= error;
+  });
   const closed = new Promise((resolve) => ff.once("close", resolve));
   return {
-    write: (frame) => void ff.stdin.write(frame),
+    write: (frame) => void (failed ?? ff.stdin.write(frame)),
     end: async () => {
       ff.stdin.end();
-      await closed;
+      const code = await closed;
+      if (failed || code !== 0) throw new Error(`ffmpeg failed: ${failed?.message ?? `exit code ${code}`}`);
     },
   };
 }

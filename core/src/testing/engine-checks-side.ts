@@ -102,11 +102,14 @@ export function sideChecks(h: EngineHarness): void {
         await cast.stop();
         const count = frames.length;
         for (const frame of frames) {
+          expect([...frame.data.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
           const size = jpegSize(frame.data);
           expect(size, "each frame is a JPEG").toBeDefined();
           expect(size?.width).toBeLessThanOrEqual(400);
           expect(size?.height).toBeLessThanOrEqual(300);
         }
+        // Handed on in capture order (paint timestamps never go back), even when Chromium's encoder
+        // threads finish a later paint first.
         const times = frames.map((f) => f.timestamp);
         expect(times).toEqual([...times].sort((a, b) => a - b));
         expect(new Set(frames.map((f) => f.data.toString("base64"))).size, "the box moved between frames").toBeGreaterThan(1);
@@ -115,7 +118,12 @@ export function sideChecks(h: EngineHarness): void {
         expect(frames).toHaveLength(count);
         const shot = await s.screenshot({ type: "png", fullPage: false, omitBackground: false });
         expect(Buffer.from(shot).subarray(1, 4).toString()).toBe("PNG");
+        // Stopping again is harmless.
+        await cast.stop();
+        expect(frames).toHaveLength(count);
       });
+      // The page, and whatever the screencast held of it, closed with the session.
+      expect(h.engine.stats().pages).toBe(0);
     },
     "screencast",
   );
