@@ -78,10 +78,14 @@ export interface TestServer {
  * §6: "the server's HTTP tests run against both"): a real redis-server and an S3-compatible
  * server, started once per test file, each test server with its own key prefix.
  */
-export const TEST_MODE = process.env.RENDERKIT_TEST_MODE === "redis" ? "redis" : "file";
+export const TEST_MODE: TestMode = process.env.RENDERKIT_TEST_MODE === "redis" ? "redis" : "file";
+
+/** `file`: one process with files; `redis`: BullMQ, records and limits in redis-server, renders in s3rver. */
+export type TestMode = "file" | "redis";
 
 let shared: Promise<{ redis: TestRedis; s3: TestS3 }> | undefined;
-function sharedServices(): Promise<{ redis: TestRedis; s3: TestS3 }> {
+/** The Redis and S3 servers of this test file (started once, stopped after its last hook). */
+export function sharedServices(): Promise<{ redis: TestRedis; s3: TestS3 }> {
   shared ??= Promise.all([startRedis(), startS3(["renders"])]).then(([redis, s3]) => ({ redis, s3 }));
   return shared;
 }
@@ -95,8 +99,8 @@ afterAll(async () => {
 });
 
 /** Config keys of the redis test mode: a fresh prefix, the shared Redis, the `renders` bucket. */
-async function modeConfig(): Promise<Record<string, unknown>> {
-  if (TEST_MODE === "file") return {};
+export async function modeConfig(mode: TestMode = TEST_MODE): Promise<Record<string, unknown>> {
+  if (mode === "file") return {};
   const { redis, s3 } = await sharedServices();
   return {
     redis: { url: redis.url, prefix: `t${randomUUID().slice(0, 8)}`, lockDurationMs: 5_000, stalledIntervalMs: 2_000 },
@@ -104,10 +108,17 @@ async function modeConfig(): Promise<Record<string, unknown>> {
   };
 }
 
-/** The real server on a free loopback port, with two projects and loopback allowed. */
-export async function startTestServer(overrides: Record<string, unknown> = {}, dataDir?: string): Promise<TestServer> {
+/**
+ * The real server on a free loopback port, with two projects and loopback allowed; in the mode
+ * of `RENDERKIT_TEST_MODE` unless `mode` names one (suites that run both modes in one file).
+ */
+export async function startTestServer(
+  overrides: Record<string, unknown> = {},
+  dataDir?: string,
+  options: { mode?: TestMode } = {},
+): Promise<TestServer> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), "renderkit-server-"));
-  const mode = await modeConfig();
+  const mode = await modeConfig(options.mode);
   const config = await loadConfig({
     env: {},
     overrides: {
