@@ -81,8 +81,28 @@ export function attemptBudget(options: RenderOptions, settings: RendererSettings
   return Math.max(settings.attemptTimeoutMs, page) + extra + preparationBudgetMs(options, spec);
 }
 
-/** One attempt: open, prepare, format, store. The page is closed on every path. */
+/**
+ * One attempt: open, prepare, format, store. The page is closed on every path. Side files an
+ * attempt stored before failing are removed: their keys are random, so the next attempt does
+ * not replace them, and nothing would name them (the cookie file holds credentials).
+ */
 export async function runAttempt(plan: AttemptPlan, deps: AttemptDeps, signal: AbortSignal): Promise<AttemptOutcome> {
+  const stored: string[] = [];
+  try {
+    return await attempt(plan, deps, signal, stored);
+  } catch (error) {
+    for (const key of stored) {
+      await deps.storage
+        .delete(key)
+        .catch((failure: unknown) =>
+          deps.logger.warn("removing a failed attempt's side file failed", { renderId: plan.renderId, error: String(failure) }),
+        );
+    }
+    throw error;
+  }
+}
+
+async function attempt(plan: AttemptPlan, deps: AttemptDeps, signal: AbortSignal, stored: string[]): Promise<AttemptOutcome> {
   const { options, engine, formatter, format } = plan;
   // Resolved before the page opens: a destination that cannot work fails the render at once.
   const destination: RenderDestination | undefined =
@@ -132,7 +152,7 @@ export async function runAttempt(plan: AttemptPlan, deps: AttemptDeps, signal: A
       maxPixelHeight: formatter.maxPixelHeight?.(options, format),
     });
     t2 = performance.now();
-    side = await sideRenders(session, plan, deps, plan.side ?? { side: () => undefined }, signal);
+    side = await sideRenders(session, plan, deps, plan.side ?? { side: () => undefined }, signal, stored);
     body = await formatter.render(session, { renderId: plan.renderId, format, options, logger: deps.logger, signal });
     bandwidth = session.bytesReceived();
     t3 = performance.now();

@@ -9,6 +9,7 @@ import { renderAddress } from "./render-address.js";
 import { savedCookies } from "./side/cookies.js";
 import { savedHeaders } from "./side/headers.js";
 import { extractLinks } from "./side/links.js";
+import { isPrivateSuffix, sideFileKey } from "./side/side-keys.js";
 import { sideDestination } from "./side-destination.js";
 
 /** The formats whose output is a side file (`FormatSpec.sideRender`): the formatter registry. */
@@ -38,6 +39,8 @@ const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value, null,
  * `save_mhtml` (Chromium's MHTML snapshot), `save_cookies`, `save_headers`, `save_links` and
  * `save_resource_info` (JSON). Each stored file lives as long as the render and gets its own
  * address in the result (and so in the status record and the webhook). Nothing stored is logged.
+ * The key of each file stored in the renderer's storage is pushed to `stored` as soon as it is
+ * written, so that a failed attempt can remove what it left.
  */
 export async function sideRenders(
   session: PageSession,
@@ -45,13 +48,15 @@ export async function sideRenders(
   deps: AttemptDeps,
   side: SideFormatters,
   signal: AbortSignal,
+  stored: string[] = [],
 ): Promise<Record<string, unknown>> {
   const { options, renderId } = plan;
   const extras: Record<string, unknown> = {};
   // `ttl`: side renders live as long as the render.
   const ttlSettings = { ...deps.settings, renderTtlSeconds: renderTtlSeconds(options, deps.settings) };
   const expiresAt = Date.now() + ttlSettings.renderTtlSeconds * 1000;
-  // `<id>.<ext>` or `<id>-<what>.<ext>`: the server serves one dot, after the name.
+  // `<id>-<token>.<ext>` or `<id>-<token>-<what>.<ext>` (the server serves one dot, after the name):
+  // a fresh random token per file, so no side file's address follows from the render's or another's.
   const store = async (suffix: string, contentType: string, body: Uint8Array, side?: PresignedSide): Promise<string> => {
     // The caller's own address (`s3_presigned_url_<side>`) when given: the result names it.
     const elsewhere = side ? await sideDestination(plan, deps, side) : undefined;
@@ -59,9 +64,10 @@ export async function sideRenders(
       await elsewhere.put(body, { contentType, expiresAt });
       return elsewhere.url;
     }
-    const key = `${renderId}${suffix}`;
+    const key = sideFileKey(renderId, suffix);
+    stored.push(key);
     await deps.storage.put(key, body, { contentType, expiresAt });
-    return (await renderAddress(deps.storage, ttlSettings, key)).url;
+    return (await renderAddress(deps.storage, ttlSettings, key, { private: isPrivateSuffix(suffix) })).url;
   };
   if (options.metadata || options.saveMetadata) {
     const metadata = await extractMetadata(session, options.url);

@@ -202,10 +202,11 @@ export function openApiDocument(options: OptionTable, formats: readonly string[]
   const fileOp = (operationId: string) => ({
     operationId,
     ...tags("Stored renders"),
-    summary: "A stored render (Range requests supported); 404 once expired",
-    description: "With S3 storage, a 302 to a fresh presigned address instead (except HTML and SVG).",
+    summary: "A stored render or side file (Range requests supported); 404 once expired",
+    description:
+      "With S3 storage, a 302 to a fresh presigned address instead (images, PDF and media only). The cookie and header files of save_cookies and save_headers are served only with the project's secret key (Authorization: Bearer), never cached; another project's key gets 404.",
     security: [],
-    parameters: [param("key", "The render id and the format's extension, as in renderUrl")],
+    parameters: [param("key", "The key as in renderUrl or a side file's address (htmlUrl, cookiesUrl...)")],
     responses: {
       "200": {
         description: "The render's bytes",
@@ -219,7 +220,7 @@ export function openApiDocument(options: OptionTable, formats: readonly string[]
         description: "To a presigned address of the render's bucket",
         headers: { Location: { schema: { type: "string" } } },
       },
-      ...errorResponses([404, 416]),
+      ...errorResponses([401, 404, 416]),
     },
   });
   const meta = (operationId: string, summary: string, ok: Record<string, unknown>, statuses: number[] = []) => ({

@@ -68,7 +68,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const code = status === 431 ? "HeadersTooLarge" : status === 408 ? "TimedOutError" : "BadRequest";
   const body = JSON.stringify({ error: { message, code }, requestId: `req_${randomUUID()}` });
   socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\nx-content-type-options: nosniff\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
 }

@@ -199,7 +199,7 @@ describe("with the render's own destinations", () => {
     const { renderId, renderUrl, htmlUrl, metadataUrl } = answer.body;
     expect(renderUrl).toBe(`${s3.endpoint}/uploads/mixed/shot.png`);
     expect(htmlUrl).toBe(`${s3.endpoint}/uploads/mixed/page.html`);
-    expect(metadataUrl).toBe(`${server.url}/renders/${renderId}.json`);
+    expect(metadataUrl).toMatch(new RegExp(`^${server.url}/renders/${renderId}-[A-Za-z0-9_-]{22}\\.json$`));
     const shot = await getObject("mixed/shot.png");
     expect(shot.type).toBe("image/png");
     const { data, info } = await sharp(shot.bytes).removeAlpha().raw().toBuffer({ resolveWithObject: true });

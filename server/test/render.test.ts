@@ -233,8 +233,8 @@ describe("render addresses", () => {
       key: A,
     });
     expect(answer.status).toBe(200);
-    expect(answer.body.htmlUrl).toMatch(new RegExp(`^${server.url}/renders/.+_s\\.html$`));
-    expect(answer.body.metadataUrl).toMatch(new RegExp(`^${server.url}/renders/.+_s\\.json$`));
+    expect(answer.body.htmlUrl).toMatch(new RegExp(`^${server.url}/renders/.+_s-[A-Za-z0-9_-]{22}\\.html$`));
+    expect(answer.body.metadataUrl).toMatch(new RegExp(`^${server.url}/renders/.+_s-[A-Za-z0-9_-]{22}\\.json$`));
     expect(answer.body.metadata.urlResolved).toBe(`${site.url}/side`);
     const html = await fetch(answer.body.htmlUrl);
     expect(html.headers.get("content-type")).toBe("text/html; charset=utf-8");

@@ -38,8 +38,9 @@ async function until<T>(check: () => Promise<T | undefined> | T | undefined, ms 
   }
 }
 
-async function fetchText(url: string): Promise<{ type: string | null; text: string }> {
-  const response = await fetch(url);
+/** Cookies and headers hold credentials: fetched with the project's key (`key`). */
+async function fetchText(url: string, key?: string): Promise<{ type: string | null; text: string }> {
+  const response = await fetch(url, key ? { headers: { authorization: `Bearer ${key}` } } : {});
   expect(response.status).toBe(200);
   return { type: response.headers.get("content-type"), text: await response.text() };
 }
@@ -69,7 +70,9 @@ describe("side renders through the API", () => {
       return status.body.status === "succeeded" ? status.body : undefined;
     });
     for (const field of FIELDS)
-      expect(record[field], field).toMatch(new RegExp(`^${server.url}/renders/${id}(-[a-z]+)?\\.(mhtml|json)$`));
+      expect(record[field], field).toMatch(
+        new RegExp(`^${server.url}/renders/${id}-[A-Za-z0-9_-]{22}(-[a-z]+)?\\.(mhtml|json)$`),
+      );
 
     const hook = await until(() => hooks.find((h) => h.renderId === id));
     const result = hook.result as Record<string, unknown>;
@@ -80,11 +83,11 @@ describe("side renders through the API", () => {
     expect(mhtml.text).toMatch(/^Content-Type: multipart\/related;/m);
     expect(mhtml.text).toContain(`Content-Location: ${site.url}/style.css`);
 
-    const cookies = await fetchText(record.cookiesUrl);
+    const cookies = await fetchText(record.cookiesUrl, A);
     expect(cookies.type).toBe("application/json; charset=utf-8");
     expect(JSON.parse(cookies.text)).toMatchObject([{ name: "visited", value: "yes", domain: "127.0.0.1" }]);
 
-    const headers = JSON.parse((await fetchText(record.headersUrl)).text);
+    const headers = JSON.parse((await fetchText(record.headersUrl, A)).text);
     expect(headers).toMatchObject({
       source: "url",
       url: `${site.url}/page`,

@@ -157,7 +157,7 @@ forEachEngine((engine) => {
       const result = await rk.renderer.render({ url: `${base}/page`, format: "png", js: JS, save_mhtml: true });
       expect(result.contentType).toBe("image/png");
       expect((await sharp(read(result.renderUrl)).metadata()).format).toBe("png");
-      expect(result.mhtmlUrl).toMatch(new RegExp(`${result.renderId}\\.mhtml$`));
+      expect(result.mhtmlUrl).toMatch(new RegExp(`${result.renderId}-[A-Za-z0-9_-]{22}\\.mhtml$`));
       expectSnapshotOfPage(read(result.mhtmlUrl));
     });
   });
@@ -165,7 +165,7 @@ forEachEngine((engine) => {
   describe("cookies and headers", () => {
     it("save_cookies stores every cookie of the page: the request's, the response's (httpOnly too) and the script's", async () => {
       const result = await rk.renderer.render({ url: `${base}/page`, save_cookies: true, cookies: ["opt=from-client"] });
-      expect(result.cookiesUrl).toMatch(new RegExp(`${result.renderId}-cookies\\.json$`));
+      expect(result.cookiesUrl).toMatch(new RegExp(`${result.renderId}-[A-Za-z0-9_-]{22}-cookies\\.json$`));
       const cookies = readJson(result.cookiesUrl) as Record<string, unknown>[];
       const byName = Object.fromEntries(cookies.map((c) => [c.name, c]));
       expect(Object.keys(byName).sort()).toEqual(["js", "keep", "opt", "srv"]);
@@ -188,7 +188,7 @@ forEachEngine((engine) => {
 
     it("save_headers stores the main document's final address, status and headers, set-cookie included", async () => {
       const result = await rk.renderer.render({ url: `${base}/redirect`, save_headers: true });
-      expect(result.headersUrl).toMatch(new RegExp(`${result.renderId}-headers\\.json$`));
+      expect(result.headersUrl).toMatch(new RegExp(`${result.renderId}-[A-Za-z0-9_-]{22}-headers\\.json$`));
       const saved = readJson(result.headersUrl);
       expect(saved).toMatchObject({ source: "url", url: `${base}/page`, status: 200 });
       expect(saved.headers["x-custom"]).toBe("hello");
@@ -229,7 +229,7 @@ forEachEngine((engine) => {
   describe("links", () => {
     it("save_links stores the page's links: absolute, deduplicated, no javascript:, with text and rel", async () => {
       const result = await rk.renderer.render({ url: `${base}/page`, format: "jpg", save_links: true });
-      expect(result.linksUrl).toMatch(new RegExp(`${result.renderId}-links\\.json$`));
+      expect(result.linksUrl).toMatch(new RegExp(`${result.renderId}-[A-Za-z0-9_-]{22}-links\\.json$`));
       expect(readJson(result.linksUrl)).toEqual([
         { href: `${base}/one`, text: "One", rel: null },
         { href: `${base}/two?x=1`, text: "Two words", rel: "nofollow noopener" },
@@ -256,7 +256,7 @@ forEachEngine((engine) => {
         block_scripts: true,
         wait_for: "#fetched",
       });
-      expect(result.resourceInfoUrl).toMatch(new RegExp(`${result.renderId}-resources\\.json$`));
+      expect(result.resourceInfoUrl).toMatch(new RegExp(`${result.renderId}-[A-Za-z0-9_-]{22}-resources\\.json$`));
       expect(result.resourceInfoOmitted).toBeUndefined();
       const requests = readJson(result.resourceInfoUrl) as ResourceRecord[];
       const at = (path: string) => requests.find((r) => r.url === (path.startsWith("http") ? path : `${base}${path}`));

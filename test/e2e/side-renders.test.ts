@@ -109,9 +109,9 @@ forEachEngine((engine) => {
   describe("side renders", () => {
     it("save_html and save_metadata store files beside any format and add their addresses", async () => {
       const result = await rk.renderer.render({ url: `${base}/article`, format: "png", save_html: true, save_metadata: true });
-      expect(result.htmlUrl).toMatch(new RegExp(`${result.renderId}\\.html$`));
+      expect(result.htmlUrl).toMatch(new RegExp(`${result.renderId}-[A-Za-z0-9_-]{22}\\.html$`));
       expect(read(result.htmlUrl)).toContain("built by script");
-      expect(result.metadataUrl).toMatch(new RegExp(`${result.renderId}\\.json$`));
+      expect(result.metadataUrl).toMatch(new RegExp(`${result.renderId}-[A-Za-z0-9_-]{22}\\.json$`));
       expect(JSON.parse(read(result.metadataUrl)).title).toBe("Le titre");
       expect((result.metadata as { ogTitle: string }).ogTitle).toBe("OG title");
     });

@@ -8,11 +8,11 @@ export const SIDE_OPTIONS = {
     { default: false },
   ),
   saveCookies: bool(
-    "Also store the page's cookies at capture time as a JSON array (name, value, domain, path, expires in seconds since the epoch or -1 for a session cookie, httpOnly, secure, sameSite: `Strict`, `Lax` or `None`, `Lax` when the cookie did not say, as Chromium applies it), set by the `cookies` option, the responses and the page's scripts, httpOnly ones included; at most 1,000. Adds `cookiesUrl`, on any format.",
+    "Also store the page's cookies at capture time as a JSON array (name, value, domain, path, expires in seconds since the epoch or -1 for a session cookie, httpOnly, secure, sameSite: `Strict`, `Lax` or `None`, `Lax` when the cookie did not say, as Chromium applies it), set by the `cookies` option, the responses and the page's scripts, httpOnly ones included; at most 1,000. Adds `cookiesUrl`, on any format. The file holds credentials: the server serves it only with the project's secret key (`Authorization: Bearer`), never cached.",
     { default: false },
   ),
   saveHeaders: bool(
-    "Also store the main document's response as JSON: final address after redirects, status and headers (lower-case names, repeated ones such as `set-cookie` joined by a newline). For `html` input the file says there is no HTTP response. Adds `headersUrl`, on any format.",
+    "Also store the main document's response as JSON: final address after redirects, status and headers (lower-case names, repeated ones such as `set-cookie` joined by a newline). For `html` input the file says there is no HTTP response. Adds `headersUrl`, on any format. Like the cookie file (`set-cookie` holds the same cookies), the server serves it only with the project's secret key.",
     { default: false },
   ),
   saveLinks: bool(

@@ -66,7 +66,11 @@ export const GENERIC_CODES: Readonly<Record<number, string>> = {
   503: "ServiceUnavailable",
 };
 
-/** `{ error: { message, code }, requestId }`: the one error body of the API. */
+/**
+ * `{ error: { message, code }, requestId }`: the one error body of the API. Messages often repeat
+ * the caller's text (an option's name, a path): `nosniff` keeps a browser from reading the body
+ * as anything but JSON.
+ */
 export function errorResponse(
   status: number,
   message: string,
@@ -77,7 +81,12 @@ export function errorResponse(
   const body = JSON.stringify({ error: { message, code: code ?? GENERIC_CODES[status] ?? "Error" }, requestId });
   return new Response(body, {
     status,
-    headers: { "content-type": "application/json; charset=utf-8", "x-request-id": requestId, ...headers },
+    headers: {
+      "content-type": "application/json; charset=utf-8",
+      "x-content-type-options": "nosniff",
+      "x-request-id": requestId,
+      ...headers,
+    },
   });
 }
 

@@ -6,11 +6,16 @@ import type { AppContext } from "../context.js";
 import type { Project } from "../types.js";
 import { authenticate } from "./auth.js";
 
-/** JSON answer with the request id and any extra headers. */
+/** JSON answer with the request id and any extra headers; `nosniff`, as it may repeat the caller's text (an id). */
 export function json(event: H3Event, status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { "content-type": "application/json; charset=utf-8", "x-request-id": requestId(event), ...headers },
+    headers: {
+      "content-type": "application/json; charset=utf-8",
+      "x-content-type-options": "nosniff",
+      "x-request-id": requestId(event),
+      ...headers,
+    },
   });
 }
 

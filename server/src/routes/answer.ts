@@ -73,6 +73,8 @@ export async function answerInType(
       ...base,
       ...(type === "json" ? { "x-render-id": record.renderId } : resultHeaders(record)),
       "content-type": type === "json" ? "application/json; charset=utf-8" : "text/plain; charset=utf-8",
+      // The result repeats the caller's text (metadata, addresses): read as JSON only.
+      "x-content-type-options": "nosniff",
       "content-length": String(Buffer.byteLength(text)),
     };
     return new Response(head || text === "" ? null : text, { status: 200, headers });

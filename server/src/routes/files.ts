@@ -4,6 +4,7 @@ import type { H3, H3Event } from "h3";
 import type { AppContext } from "../context.js";
 import { HttpProblem } from "../http/errors.js";
 import { isInertContent, renderBytesHeaders } from "../http/respond.js";
+import { checkPrivateFile } from "./private-files.js";
 import { findRender } from "./stored.js";
 
 /** Parses a single `bytes=` range; undefined for none or several, null when unsatisfiable. */
@@ -32,24 +33,29 @@ function parseRange(header: string | null, size: number): ByteRange | undefined 
  * to a fresh presigned address instead (SigV4 addresses last at most 7 days, renders 30),
  * except for documents (anything but images, PDF, audio and video), which are always served from
  * here. Served bytes carry `renderBytesHeaders`: `nosniff`, and for documents a sandboxing CSP.
+ * Side files have keys of their own (`<renderId>-<token>.<ext>`, `<renderId>-<token>-cookies.json`):
+ * nothing here derives one address from another. Those holding credentials (cookies, response
+ * headers) need the project's key (`checkPrivateFile`) and are never cached.
  */
 export function fileRoutes(app: H3, ctx: AppContext): void {
   const serve = async (event: H3Event) => {
     const key = decodeURIComponent(event.context.params?.key ?? "");
     if (!/^[A-Za-z0-9_-]{1,160}\.[a-z0-9]{1,8}$/.test(key)) throw new HttpProblem(404, "No such render");
+    const personal = await checkPrivateFile(event, ctx, key);
     const found = await findRender(ctx, key);
     if (!found) throw new HttpProblem(404, "No such render, or it expired");
     const { head } = found;
     // Object storage hands images, PDFs and videos out itself (the address here stays valid as
     // long as the render); documents (HTML, SVG, MHTML, markdown, JSON...) are served from here,
     // under the sandboxing CSP, never from a bucket whose headers we do not control.
-    const target = isInertContent(head.contentType) ? await found.signedUrl() : undefined;
+    const target = !personal && isInertContent(head.contentType) ? await found.signedUrl() : undefined;
     if (target) return new Response(null, { status: 302, headers: { location: target, "cache-control": "private, no-store" } });
     const range = parseRange(event.req.headers.get("range"), head.size);
     const headers: Record<string, string> = {
       "content-type": head.contentType,
       "accept-ranges": "bytes",
-      "cache-control": "private, max-age=3600",
+      // Credentials are kept by no cache, the browser's included.
+      "cache-control": personal ? "private, no-store" : "private, max-age=3600",
       "last-modified": new Date(head.createdAt).toUTCString(),
     };
     if (head.expiresAt) headers.expires = new Date(head.expiresAt).toUTCString();

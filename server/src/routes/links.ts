@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { RenderError, type RenderOptions, snakeName } from "@renderkit/core";
+import { camelize } from "@renderkit/core/internal";
 import type { H3, H3Event } from "h3";
 import type { AppContext } from "../context.js";
 import { paramsToOptions } from "../http/body.js";
@@ -115,6 +116,20 @@ async function linkProject(ctx: AppContext, key: string): Promise<Project> {
 const BUCKET_OPTIONS = ["useS3", "s3Path", "s3Bucket", "s3Region", "s3Endpoint", "cdnHost"] as const;
 
 /**
+ * `webhook_url` on a tokenless link, in any spelling (`webhookUrl`, `webhook_url[]`), even empty:
+ * anyone holding the publishable key could otherwise make the server send POSTs signed with the
+ * project's webhook secret to an address of their choosing. Refused before the address is looked up.
+ */
+function refuseWebhook(query: Record<string, unknown>): void {
+  if (!Object.keys(query).some((name) => camelize(name) === "webhookUrl")) return;
+  throw new RenderError(
+    "InvalidOptions",
+    "Option webhook_url needs a signed render link or the API: anyone holding a tokenless link could point it elsewhere",
+    { details: { option: "webhook_url" } },
+  );
+}
+
+/**
  * What render links refuse, checked on the parsed options (every spelling of a name): an upload
  * to a presigned address, of the render or of a side file (a link answers with the render
  * itself), and, on tokenless links, the project's buckets.
@@ -170,9 +185,13 @@ export function linkRoutes(app: H3, ctx: AppContext): void {
           );
         }
         delete fromQuery.expires;
-        download = typeof fromQuery.download === "string" ? fromQuery.download : undefined;
+        if (fromQuery.download !== undefined && typeof fromQuery.download !== "string") {
+          throw new RenderError("InvalidQuery", "download must appear once, as the file name of the answer");
+        }
+        download = fromQuery.download;
         delete fromQuery.download;
-        // webhook_url works as on the API; redirect_after has no meaning here (the link waits).
+        if (!signed) refuseWebhook(fromQuery);
+        // webhook_url works on signed links as on the API; redirect_after has no meaning here (the link waits).
         fromQuery.format = format;
         return fromQuery;
       },
