@@ -86,7 +86,9 @@ export async function loadMasterKey(
   const hex = randomBytes(32).toString("hex");
   try {
     await writeFileExclusive(path, `${hex}\n`);
-    logger?.info("generated a master key; back it up with projects.json", { file: path });
+    logger?.info("generated a master key (it seals the projects' keys and the caller secrets of queued renders); back it up", {
+      file: path,
+    });
     return Buffer.from(hex, "hex");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
