@@ -172,7 +172,15 @@ export class Renderer {
     if (!this.parsedHere.has(parsed)) throw new TypeError("submitParsed takes what this renderer's parse() returned");
     const renderId = options.renderId ?? newRenderId(options.origin ?? "async");
     // The queue (a file, Redis, a third party's) never holds the caller's credentials in clear.
-    const queued = await sealSecretOptions(parsed.options, this.secretNames, this.parts.settings.jobSecrets, renderId);
+    const queued = await sealSecretOptions(parsed.options, this.secretNames, this.parts.settings.jobSecrets, renderId).catch(
+      (error: unknown) => {
+        this.parts.logger.error("cannot seal the secret options of a render; it is refused", { renderId, error: String(error) });
+        throw new RenderError(
+          "ServiceUnavailable",
+          "This server cannot queue renders with secret options (a server configuration fault)",
+        );
+      },
+    );
     const data: RenderJobData = { ...queued, origin: options.origin ?? "async", job: options.job };
     const waited = data.origin !== "async";
     await this.parts.queue.add({ id: renderId, data, attempt: 1, enqueuedAt: Date.now(), waited });

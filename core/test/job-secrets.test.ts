@@ -214,6 +214,26 @@ describe("a renderer with jobSecrets", () => {
     expect(data.options.authorization).toBe(SECRET_INPUT.authorization);
   });
 
+  it("refuses a render it cannot seal (ServiceUnavailable), queueing nothing, and logs why", async () => {
+    const logger = new RecordingLogger();
+    const queue = new RecordingQueue(10);
+    const broken: JobSecrets = {
+      seal: () => {
+        throw new Error("no key here");
+      },
+      open: () => "{}",
+    };
+    const renderer = await make(queue, broken, logger);
+    await expect(renderer.submit(SECRET_INPUT)).rejects.toMatchObject({
+      code: "ServiceUnavailable",
+      message: "This server cannot queue renders with secret options (a server configuration fault)",
+    });
+    expect(queue.added).toEqual([]);
+    expect(logger.at("error", "cannot seal the secret options of a render; it is refused")[0]?.fields.error).toMatch(
+      /no key here/,
+    );
+  });
+
   it("fails a render whose secrets it cannot open (another key, none) with ServiceUnavailable, and logs why", async () => {
     const sealedBy = keyedJobSecrets(randomBytes(32));
     const cases: [string, JobSecrets | undefined, RegExp][] = [
