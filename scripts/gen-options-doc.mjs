@@ -64,7 +64,8 @@ function meaning(spec) {
   const only = spec.only
     ? ` Formats: ${spec.only.formats.map(code).join(", ")} (${spec.only.otherwise === "ignore" ? "ignored" : "refused"} with the others).`
     : "";
-  return (spec.serverOnly ? "**Server only** (the library ignores it). " : "") + spec.doc + aliases + accepts + only;
+  const secret = spec.secret ? " **Secret**: kept encrypted while the render is queued (docs/security.md#caller-secrets)." : "";
+  return (spec.serverOnly ? "**Server only** (the library ignores it). " : "") + spec.doc + aliases + accepts + only + secret;
 }
 
 /** Defaults too long for a table cell (HTML templates) are listed under the table. */

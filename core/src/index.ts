@@ -42,6 +42,7 @@ export { ConsoleLogger } from "./defaults/console-logger.js";
 export { assertStorageKey } from "./defaults/fs-storage.js";
 export { ERROR_CODES, type ErrorCode, isRenderError, RenderError, toRenderError } from "./errors.js";
 export type { FinalRenderEvent, RenderEvent, RenderResult, RenderStatus } from "./events.js";
+export { type JobSecrets, keyedJobSecrets } from "./job-secrets.js";
 export { AddressPolicy, type AddressPolicyOptions, type Lookup } from "./network/address-policy.js";
 export { hostAndPort, pinnedLookup } from "./network/pinned-lookup.js";
 export type { RenderOptions } from "./options/catalogue.js";

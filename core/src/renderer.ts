@@ -8,6 +8,7 @@ import { JobNotDone, type Queue, type QueueCounts, type QueueJob } from "./contr
 import type { ByteRange, Storage, StoredObject } from "./contracts/storage.js";
 import { ERROR_CODES, type ErrorCode, RenderError, toRenderError } from "./errors.js";
 import type { FinalRenderEvent, RenderResult } from "./events.js";
+import { openSecretOptions, sealSecretOptions, secretOptionNames } from "./job-secrets.js";
 import { AddressPolicy } from "./network/address-policy.js";
 import type { RenderOptions } from "./options/catalogue.js";
 import { indexTable, type ParsedOptions, parseOptions } from "./options/parse.js";
@@ -27,7 +28,14 @@ function knownCode(code: string): ErrorCode {
 
 /** What the queue carries for one render (JSON only). */
 export interface RenderJobData {
+  /** The parsed options, without the secret ones when `sealed` holds them. */
   options: RenderOptions & Record<string, unknown>;
+  /**
+   * The secret options (`OptionSpec.secret`), sealed by `RendererSettings.jobSecrets` for this
+   * render id. Absent when none was given, when the renderer has no `jobSecrets`, and in jobs
+   * queued by versions before it: their `options` carry them.
+   */
+  sealed?: string;
   origin: RenderOrigin;
   /** What the submitter told, carried into events and the destination resolver. */
   job?: RenderJobInfo;
@@ -69,12 +77,15 @@ export class Renderer {
   private readonly parsedHere = new WeakSet<ParsedOptions>();
   private readonly events: RenderEvents;
   private readonly optionIndex: Map<string, string>;
+  /** Options a queued job carries sealed (`OptionSpec.secret`). */
+  private readonly secretNames: string[];
   private readonly basePolicy: AddressPolicy;
   private sweeper: NodeJS.Timeout | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly parts: RendererParts) {
     this.optionIndex = indexTable(parts.options);
+    this.secretNames = secretOptionNames(parts.options);
     this.events = new RenderEvents({
       notifiers: parts.notifiers,
       logger: parts.logger,
@@ -160,7 +171,17 @@ export class Renderer {
     if (this.closing) throw new RenderError("ServiceUnavailable", "The renderer is shutting down");
     if (!this.parsedHere.has(parsed)) throw new TypeError("submitParsed takes what this renderer's parse() returned");
     const renderId = options.renderId ?? newRenderId(options.origin ?? "async");
-    const data: RenderJobData = { options: parsed.options, origin: options.origin ?? "async", job: options.job };
+    // The queue (a file, Redis, a third party's) never holds the caller's credentials in clear.
+    const queued = await sealSecretOptions(parsed.options, this.secretNames, this.parts.settings.jobSecrets, renderId).catch(
+      (error: unknown) => {
+        this.parts.logger.error("cannot seal the secret options of a render; it is refused", { renderId, error: String(error) });
+        throw new RenderError(
+          "ServiceUnavailable",
+          "This server cannot queue renders with secret options (a server configuration fault)",
+        );
+      },
+    );
+    const data: RenderJobData = { ...queued, origin: options.origin ?? "async", job: options.job };
     const waited = data.origin !== "async";
     await this.parts.queue.add({ id: renderId, data, attempt: 1, enqueuedAt: Date.now(), waited });
     await this.events.emit({ type: "render.created", renderId, at: Date.now() }, options.job);
@@ -204,7 +225,6 @@ export class Renderer {
   /** Runs a job through its attempts (the queue's handler). */
   private async run(job: QueueJob<RenderJobData>, signal: AbortSignal): Promise<void> {
     const { settings, logger } = this.parts;
-    const { options } = job.data;
     // Jobs queued by versions before `job` carry the same fields as `meta`.
     const info = job.data.job ?? (job.data as { meta?: RenderJobInfo }).meta;
     let ended: FinalRenderEvent | undefined;
@@ -220,6 +240,8 @@ export class Renderer {
       return;
     }
     const startTime = Date.now();
+    const options = await this.openOptions(job, startTime, info);
+    if (!options) return;
     // Redelivered by a durable queue after the process died mid-attempt (DESIGN §2 "retrying").
     if (job.attempt > 1 && job.attempt <= settings.maxAttempts) {
       const reason = "The process stopped during the previous attempt";
@@ -298,9 +320,38 @@ export class Renderer {
         "EngineResponseNotOkError",
         job.attempt > settings.maxAttempts ? "The render was interrupted by a restart on every attempt" : "The render failed",
       );
-    logger.info("render failed", { renderId: job.id, code: failure.code, reason: failure.message });
+    await this.fail(job.id, failure, startTime, info);
+  }
+
+  /**
+   * The job's options with its sealed secret options opened, or undefined when they cannot be
+   * opened: the render has then failed (`ServiceUnavailable`: a fault of this process's setup, not
+   * of the request, and not one that running it again here would mend). The log says why; the
+   * caller's answer does not.
+   */
+  private async openOptions(
+    job: QueueJob<RenderJobData>,
+    startTime: number,
+    info: RenderJobInfo | undefined,
+  ): Promise<RenderJobData["options"] | undefined> {
+    try {
+      return await openSecretOptions(job.data, this.parts.settings.jobSecrets, job.id);
+    } catch (error) {
+      this.parts.logger.error("cannot open the secret options of a queued render; it fails", {
+        renderId: job.id,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      const reason = "The render could not be run: this server cannot read its secret options (a server configuration fault)";
+      await this.fail(job.id, new RenderError("ServiceUnavailable", reason), startTime, info);
+      return undefined;
+    }
+  }
+
+  /** Ends a render as failed: records it, tells the notifiers, answers a waiting `render()`. */
+  private async fail(renderId: string, failure: RenderError, startTime: number, info: RenderJobInfo | undefined): Promise<void> {
+    this.parts.logger.info("render failed", { renderId, code: failure.code, reason: failure.message });
     const failed = { code: failure.code, reason: failure.message, startTime, endTime: Date.now() };
-    const event: FinalRenderEvent = { type: "render.failed", renderId: job.id, ...failed };
+    const event: FinalRenderEvent = { type: "render.failed", renderId, ...failed };
     const recorded = await this.events.finish(event, info);
     this.settle(recorded, recorded === event ? failure : undefined);
   }

@@ -2,6 +2,7 @@ import { join, resolve } from "node:path";
 import type { DestinationResolver } from "./contracts/destination.js";
 import type { EgressLimits } from "./contracts/engine.js";
 import type { FinalRenderEvent, RenderEvent } from "./events.js";
+import type { JobSecrets } from "./job-secrets.js";
 import type { AddressPolicyOptions } from "./network/address-policy.js";
 import { DEFAULT_EGRESS_LIMITS } from "./network/egress-limits.js";
 import type { AdblockSettings } from "./prepare/adblock/index.js";
@@ -67,6 +68,14 @@ export interface RendererSettings {
    * renderer's storage. Without it those options are refused.
    */
   destination?: DestinationResolver;
+  /**
+   * Seals the caller's secret options (`OptionSpec.secret`: `authorization`, `proxy`, `headers`,
+   * `cookies`, the presigned upload addresses) when a render is queued and opens them when it
+   * runs, so the queue only ever stores ciphertext for them (`keyedJobSecrets(key)` for AES-256-GCM).
+   * Every process running renders needs what the queueing processes sealed with. Without it they
+   * are queued as given (the in-memory queue holds nothing at rest).
+   */
+  jobSecrets?: JobSecrets;
 }
 
 /** The egress caps, defaults filled in; a cap below 1 would refuse every request, so it is an error. */
@@ -99,5 +108,6 @@ export function resolveSettings(input: Partial<RendererSettings> = {}): Renderer
     finalEvent: input.finalEvent,
     record: input.record,
     destination: input.destination,
+    jobSecrets: input.jobSecrets,
   };
 }

@@ -12,6 +12,7 @@ import type { Redis } from "ioredis";
 import { needsRedis, s3StorageOptions } from "./config-scale.js";
 import { Destinations } from "./destinations.js";
 import { RateLimits } from "./http/rate-limit.js";
+import { serverJobSecrets } from "./job-secrets.js";
 import { loadPlugins } from "./load-plugins.js";
 import type { ProjectStore } from "./projects.js";
 import { RenderStore } from "./state/file-records.js";
@@ -153,6 +154,13 @@ export async function compose(config: ServerConfig, options: ComposeOptions): Pr
     const limits = new RateLimits(redis ? { redis, keyPrefix: `${prefix}:rl` } : {});
     const webhookAttempts: WebhookAttempts = {};
     const destinations = new Destinations(projects, config, baseUrl, logger);
+    // A worker generates no master key: one of its own would open nothing the API nodes sealed.
+    const masterKey = await projects.sharedMasterKey(role !== "worker");
+    if (!masterKey) {
+      logger.warn(
+        "no master key on this worker (RENDERKIT_MASTER_KEY or <dataDir>/master.key): renders with caller secrets (authorization, proxy, headers, cookies, presigned upload addresses) fail here; give it the RENDERKIT_MASTER_KEY of the API nodes",
+      );
+    }
     cleanups.push(() => destinations.close());
     const plugins = [
       ...(await loadPlugins(config.plugins)),
@@ -183,6 +191,7 @@ export async function compose(config: ServerConfig, options: ComposeOptions): Pr
         await Promise.all([records.apply(event), load.apply(event)]);
       },
       destination: destinations.resolve,
+      jobSecrets: serverJobSecrets(masterKey),
     });
     const sweeper = setInterval(() => void records.sweep().catch(() => undefined), 3_600_000);
     sweeper.unref();

@@ -1,12 +1,17 @@
-import type { Logger } from "@renderkit/core";
+import { type Logger, snakeName } from "@renderkit/core";
+import { CORE_OPTIONS, secretOptionNames } from "@renderkit/core/internal";
 import { type DestinationStream, type Logger as Pino, pino } from "pino";
+
+/** The options the catalogue marks secret (`OptionSpec.secret`), as parsed and as clients spell them. */
+const SECRET_OPTIONS = secretOptionNames(CORE_OPTIONS).flatMap((name) => [name, snakeName(name)]);
 
 /**
  * Field names whose values never reach the log, at the top level and up to three levels down
  * (`fields.options.proxy`, `fields.request.headers`...): API keys, cookies, request headers,
- * proxy and S3 credentials, webhook and link-signing secrets.
+ * proxy and S3 credentials, presigned upload addresses, webhook and link-signing secrets.
  */
 const SECRET_FIELDS = [
+  ...SECRET_OPTIONS,
   "authorization",
   "cookie",
   "cookies",
@@ -25,7 +30,12 @@ const SECRET_FIELDS = [
   "token",
   "apiKey",
 ];
-export const REDACT_PATHS: string[] = SECRET_FIELDS.flatMap((name) => [name, `*.${name}`, `*.*.${name}`, `*.*.*.${name}`]);
+export const REDACT_PATHS: string[] = [...new Set(SECRET_FIELDS)].flatMap((name) => [
+  name,
+  `*.${name}`,
+  `*.*.${name}`,
+  `*.*.*.${name}`,
+]);
 const CENSOR = "[redacted]";
 
 /** `scheme://user:password@host` → `scheme://[redacted]@host`, wherever a string carries one. */

@@ -52,6 +52,20 @@ function parseMasterKey(text: string, where: string): Buffer {
   return Buffer.from(text, "hex");
 }
 
+/** The master key given (`RENDERKIT_MASTER_KEY`) or in `<dataDir>/master.key`; undefined when there is none. */
+export async function readMasterKey(dataDir: string, given: string | undefined, logger?: Logger): Promise<Buffer | undefined> {
+  if (given !== undefined) return parseMasterKey(given.trim(), "RENDERKIT_MASTER_KEY");
+  const path = join(dataDir, MASTER_KEY_FILE);
+  try {
+    const text = await readFile(path, "utf8");
+    await tighten(path, logger);
+    return parseMasterKey(text.trim(), path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    return undefined;
+  }
+}
+
 /** The master key; generated into `master.key` only when nothing has been encrypted yet (`mayGenerate`). */
 export async function loadMasterKey(
   dataDir: string,
@@ -61,15 +75,9 @@ export async function loadMasterKey(
   /** Where the sealed keys live, for messages. */
   holder: string = PROJECTS_FILE,
 ): Promise<Buffer> {
-  if (given !== undefined) return parseMasterKey(given.trim(), "RENDERKIT_MASTER_KEY");
+  const found = await readMasterKey(dataDir, given, logger);
+  if (found) return found;
   const path = join(dataDir, MASTER_KEY_FILE);
-  try {
-    const text = await readFile(path, "utf8");
-    await tighten(path, logger);
-    return parseMasterKey(text.trim(), path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-  }
   if (!mayGenerate) {
     throw new ConfigError(
       `${path} is missing, but ${holder} holds keys encrypted with it; restore it or set RENDERKIT_MASTER_KEY`,
@@ -78,7 +86,9 @@ export async function loadMasterKey(
   const hex = randomBytes(32).toString("hex");
   try {
     await writeFileExclusive(path, `${hex}\n`);
-    logger?.info("generated a master key; back it up with projects.json", { file: path });
+    logger?.info("generated a master key (it seals the projects' keys and the caller secrets of queued renders); back it up", {
+      file: path,
+    });
     return Buffer.from(hex, "hex");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;

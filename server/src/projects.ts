@@ -5,7 +5,17 @@ import type { Redis } from "ioredis";
 import { ConfigError } from "./config-error.js";
 import { FileProjectDocument, type ProjectDocument, RedisProjectDocument } from "./project-documents.js";
 import { linkFieldsOf, PROJECTS_FILE, type StoredFile, type StoredProject } from "./project-file.js";
-import { aadOf, generateKeys, loadMasterKey, MASTER_KEY_FILE, makeProject, seal, sha256, unseal } from "./project-secrets.js";
+import {
+  aadOf,
+  generateKeys,
+  loadMasterKey,
+  MASTER_KEY_FILE,
+  makeProject,
+  readMasterKey,
+  seal,
+  sha256,
+  unseal,
+} from "./project-secrets.js";
 import type { Project, ProjectConfig, ServerConfig } from "./types.js";
 
 export { generateKeys } from "./project-secrets.js";
@@ -259,13 +269,37 @@ export class ProjectStore {
     return run;
   }
 
-  private masterKey(mayGenerate: boolean): Promise<Buffer> {
-    const given = this.options.masterKey ?? (process.env.RENDERKIT_MASTER_KEY || undefined);
+  /**
+   * The master key for the server's other sealed data (the caller secrets of queued renders): the
+   * one the projects' keys are sealed with. Generated when there is none yet and `mayGenerate`;
+   * a worker passes false (a key of its own would open nothing the API nodes sealed) and gets
+   * undefined then.
+   */
+  async sharedMasterKey(mayGenerate: boolean): Promise<Buffer | undefined> {
+    if (this.key) return this.key;
+    // No project's keys are sealed yet (reload() loads the key when some are), so a new key is safe.
+    if (!mayGenerate) {
+      this.key = await readMasterKey(this.config.dataDir, this.givenMasterKey(), this.logger);
+      return this.key;
+    }
+    this.key = await this.masterKey(true);
+    return this.key;
+  }
+
+  private givenMasterKey(): string | undefined {
+    return this.options.masterKey ?? (process.env.RENDERKIT_MASTER_KEY || undefined);
+  }
+
+  private async masterKey(mayGenerate: boolean): Promise<Buffer> {
+    const given = this.givenMasterKey();
     if (given === undefined && mayGenerate && this.config.redis) {
-      this.logger?.warn(
-        "no RENDERKIT_MASTER_KEY: the master key of the projects in Redis is generated into this node's data directory; give every other node the same key (RENDERKIT_MASTER_KEY) or they cannot read the projects",
-        { file: join(this.config.dataDir, MASTER_KEY_FILE) },
-      );
+      const file = join(this.config.dataDir, MASTER_KEY_FILE);
+      if (!(await readMasterKey(this.config.dataDir, undefined).catch(() => undefined))) {
+        this.logger?.warn(
+          "no RENDERKIT_MASTER_KEY: the master key is generated into this node's data directory; it seals the projects' keys in Redis and the caller secrets of queued renders, so give every other node the same key (RENDERKIT_MASTER_KEY) or they can neither read the projects nor run those renders",
+          { file },
+        );
+      }
     }
     return loadMasterKey(this.config.dataDir, given, mayGenerate, this.logger, this.source);
   }

@@ -135,14 +135,26 @@ describe("server logs", () => {
     logger.debug("not written", { renderId: "r1" });
     logger.info("render failed via http://bob:HUNTER2@proxy.example:8080/x", {
       renderId: "r2",
-      options: { proxy: "bob:HUNTER2@p:1", cookies: ["a=HUNTER2"], width: 300, nested: { authorization: "HUNTER2" } },
+      options: {
+        proxy: "bob:HUNTER2@p:1",
+        cookies: ["a=HUNTER2"],
+        width: 300,
+        nested: { authorization: "HUNTER2" },
+        // The options the catalogue marks secret, in either spelling (tenancy finding 5).
+        s3PresignedUrl: "https://up.example/r.png?X-Amz-Signature=HUNTER2",
+        s3_presigned_url_html: "https://up.example/r.html?X-Amz-Signature=HUNTER2",
+      },
       headers: { authorization: "Bearer HUNTER2" },
       error: new Error("connect to https://u:HUNTER2@s3.example failed"),
     });
     expect(out).toHaveLength(1);
     expect(out[0]).not.toContain("HUNTER2");
     const entry = JSON.parse(out[0] as string);
-    expect(entry).toMatchObject({ level: "info", renderId: "r2", options: { width: 300, proxy: "[redacted]" } });
+    expect(entry).toMatchObject({
+      level: "info",
+      renderId: "r2",
+      options: { width: 300, proxy: "[redacted]", s3PresignedUrl: "[redacted]", s3_presigned_url_html: "[redacted]" },
+    });
     expect(entry.message).toBe("render failed via http://[redacted]@proxy.example:8080/x");
     expect(entry.error.message).toBe("connect to https://[redacted]@s3.example failed");
   });

@@ -9,6 +9,7 @@ export { MemoryQueue } from "../defaults/memory-queue.js";
 export { MHTML_SPEC, MhtmlFormatter, mhtmlSnapshot } from "../defaults/mhtml-formatter.js";
 export { PdfFormatter, pdfSettings } from "../defaults/pdf-formatter.js";
 export { PAPER_SIZES, type PaperSize, PDF_FORMAT_OPTIONS, PDF_RULES } from "../defaults/pdf-options.js";
+export { openSecretOptions, sealSecretOptions, secretOptionNames } from "../job-secrets.js";
 export type { Denial } from "../network/address-policy.js";
 export { policyLookup } from "../network/pinned-lookup.js";
 export { CORE_OPTIONS } from "../options/catalogue.js";

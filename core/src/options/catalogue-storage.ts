@@ -46,14 +46,16 @@ export const STORAGE_OPTIONS = {
   ),
   s3PresignedUrl: str(
     "Upload the render with HTTP PUT to this address you signed (an S3 presigned PUT); `renderUrl` becomes it without its query.",
-    { maxLength: 8192 },
+    // Its query is the signature that lets anyone holding it write the object.
+    { maxLength: 8192, secret: true },
   ),
-  s3PresignedUrlHtml: str(sideDoc("save_html", "HTML", "htmlUrl", "html"), { maxLength: 8192 }),
-  s3PresignedUrlMarkdown: str(sideDoc("save_markdown", "markdown", "markdownUrl", "md"), { maxLength: 8192 }),
-  s3PresignedUrlMetadata: str(sideDoc("save_metadata", "metadata JSON", "metadataUrl"), { maxLength: 8192 }),
-  s3PresignedUrlMhtml: str(sideDoc("save_mhtml", "MHTML snapshot", "mhtmlUrl", "mhtml"), { maxLength: 8192 }),
+  s3PresignedUrlHtml: str(sideDoc("save_html", "HTML", "htmlUrl", "html"), { maxLength: 8192, secret: true }),
+  s3PresignedUrlMarkdown: str(sideDoc("save_markdown", "markdown", "markdownUrl", "md"), { maxLength: 8192, secret: true }),
+  s3PresignedUrlMetadata: str(sideDoc("save_metadata", "metadata JSON", "metadataUrl"), { maxLength: 8192, secret: true }),
+  s3PresignedUrlMhtml: str(sideDoc("save_mhtml", "MHTML snapshot", "mhtmlUrl", "mhtml"), { maxLength: 8192, secret: true }),
   s3PresignedUrlResourceInfo: str(sideDoc("save_resource_info", "resource list JSON", "resourceInfoUrl"), {
     maxLength: 8192,
+    secret: true,
   }),
 } as const;
 

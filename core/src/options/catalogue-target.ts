@@ -9,7 +9,7 @@ export const MAX_PLATFORM_LENGTH = 64;
 export const TARGET_OPTIONS = {
   authorization: str(
     "`Authorization` header value (`Bearer ...`, `Basic ...`) sent with every request to the target's own origin (scheme, host and port of `url`), its redirects to that origin included, on every format. Requests to other origins (other hosts' images, scripts, iframes, a redirect elsewhere) never carry it. Needs `url`; not with an `Authorization` entry in `headers` (both would set the same header).",
-    { maxLength: 8192 },
+    { maxLength: 8192, secret: true },
   ),
   platform: str(
     "Value of `navigator.platform` (`Win32`, `MacIntel`, `Linux x86_64`, `iPhone`...) in the page and in all its frames; known values also set `navigator.userAgentData.platform` (`Windows`, `macOS`, `Linux`, `Android`, `iOS`, `Chrome OS`). Page scripts see it; workers and the `Sec-CH-UA-Platform` request header keep the browser's. Not with `disable_js`.",
@@ -26,7 +26,7 @@ export const TARGET_OPTIONS = {
   }),
   proxy: str(
     "HTTP proxy for all of the page's traffic: `[user:pass@]host:port`, also with `http://` (then the port defaults to 80); credentials may be percent-encoded and go as `Proxy-Authorization: Basic`. The address rules still apply: each request's destination is checked before it is sent to the proxy, and the proxy's own address is checked like any target (a proxy on a private address is refused unless the server allows it). https and socks proxies are refused; an unreachable proxy fails the render.",
-    { maxLength: MAX_PROXY_LENGTH },
+    { maxLength: MAX_PROXY_LENGTH, secret: true },
   ),
 } as const;
 

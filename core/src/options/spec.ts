@@ -12,6 +12,12 @@ interface BaseSpec {
    * rest); the library accepts it and reports it as ignored.
    */
   serverOnly?: boolean;
+  /**
+   * A credential of the caller's (`authorization`, `proxy`, `headers`, `cookies`, the presigned
+   * upload addresses): a renderer with `jobSecrets` keeps it encrypted while the render waits in
+   * its queue, and the server's log never shows it. Plugins mark their own credentials the same way.
+   */
+  secret?: boolean;
   /** The formats that read this option (set by the formatter that owns it); see `FormatOnly`. */
   only?: FormatOnly;
 }
