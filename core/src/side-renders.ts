@@ -10,6 +10,7 @@ import { savedCookies } from "./side/cookies.js";
 import { savedHeaders } from "./side/headers.js";
 import { extractLinks } from "./side/links.js";
 import { sideDestination } from "./side-destination.js";
+import { storeOrFail } from "./store-failure.js";
 
 /** The formats whose output is a side file (`FormatSpec.sideRender`): the formatter registry. */
 export interface SideFormatters {
@@ -56,11 +57,11 @@ export async function sideRenders(
     // The caller's own address (`s3_presigned_url_<side>`) when given: the result names it.
     const elsewhere = side ? await sideDestination(plan, deps, side) : undefined;
     if (elsewhere) {
-      await elsewhere.put(body, { contentType, expiresAt });
+      await storeOrFail(() => elsewhere.put(body, { contentType, expiresAt }), body, deps.logger, renderId);
       return elsewhere.url;
     }
     const key = `${renderId}${suffix}`;
-    await deps.storage.put(key, body, { contentType, expiresAt });
+    await storeOrFail(() => deps.storage.put(key, body, { contentType, expiresAt }), body, deps.logger, renderId);
     return (await renderAddress(deps.storage, ttlSettings, key)).url;
   };
   if (options.metadata || options.saveMetadata) {

@@ -20,6 +20,7 @@ export { camelize, coerceOption, lengthToPx } from "../options/parse.js";
 export { EngineRegistry, FormatterRegistry } from "../registry.js";
 export { RenderEvents } from "../render-events.js";
 export { DEFAULT_ADBLOCK_LISTS, DEFAULT_EGRESS_LIMITS, MIN_EGRESS_CONNECTIONS, resolveSettings } from "../settings.js";
+export { storeFailure } from "../store-failure.js";
 export { isSafeId, newRenderId } from "../util/ids.js";
 export { type LazyModule, lazyModule } from "../util/lazy-module.js";
 export { Semaphore } from "../util/semaphore.js";
