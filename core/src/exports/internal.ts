@@ -13,7 +13,7 @@ export type { Denial } from "../network/address-policy.js";
 export { policyLookup } from "../network/pinned-lookup.js";
 export { CORE_OPTIONS } from "../options/catalogue.js";
 export { BLOCK_KINDS, MAX_HEIGHT, PAGE_OPTIONS } from "../options/catalogue-page.js";
-export { checkStorageOptions, S3_STORAGE_CLASSES, STORAGE_OPTIONS } from "../options/catalogue-storage.js";
+export { checkObjectKey, checkStorageOptions, S3_STORAGE_CLASSES, STORAGE_OPTIONS } from "../options/catalogue-storage.js";
 export { CORE_RULES, checkCombinations } from "../options/combinations.js";
 export { type FormatOnlyOption, formatOnlyOptions, ignoredForFormat, mergeOptionTables } from "../options/format-only.js";
 export { camelize, coerceOption, lengthToPx } from "../options/parse.js";
