@@ -26,21 +26,26 @@ export const S3_STORAGE_CLASSES = [
  */
 export const STORAGE_OPTIONS = {
   useS3: bool("Store the render in the project's own S3 bucket instead of the server's storage.", { default: false }),
-  s3Path: str("Object key in the project's bucket, without extension (added unless `no_suffix`); default the render id.", {
-    maxLength: 1000,
-  }),
+  s3Path: str(
+    "Object key in the project's bucket, under the project's key prefix (set by the operator, default `<project id>/`), without extension (added unless `no_suffix`); default the render id. A key the storage would refuse is refused at submit.",
+    { maxLength: 1000 },
+  ),
   noSuffix: bool("Do not add the format's extension to `s3_path`.", { default: false }),
-  s3Bucket: str("Bucket to use instead of the project's (its credentials apply).", { maxLength: 63 }),
+  s3Bucket: str(
+    "Bucket to use instead of the project's: one the project's configuration allows (`allowedBuckets`), else refused; the project's credentials and key prefix apply.",
+    { maxLength: 63 },
+  ),
   s3Region: str("Region of `s3_bucket`.", { maxLength: 64 }),
-  s3Endpoint: str("S3-compatible endpoint (R2, MinIO, Wasabi, Spaces) instead of the project's; public addresses only.", {
-    maxLength: 2048,
-  }),
+  s3Endpoint: str(
+    "S3-compatible endpoint (R2, MinIO, Wasabi, Spaces) instead of the project's: an origin the project's configuration allows (`allowedEndpoints`), else refused; public addresses only.",
+    { maxLength: 2048 },
+  ),
   s3Storageclass: oneOf(
     "Storage class of the object in the project's bucket (default: the bucket's, STANDARD).",
     S3_STORAGE_CLASSES,
   ),
   cdnHost: str(
-    "Host (or https address) of a CDN in front of the project's bucket: `renderUrl` becomes `https://<cdn_host>/<key>`.",
+    "Host (or https address) of a CDN in front of the project's bucket: `renderUrl` becomes `https://<cdn_host>/<key>`, the key with the project's prefix.",
     {
       maxLength: 2048,
     },
