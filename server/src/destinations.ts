@@ -1,3 +1,4 @@
+import { Readable } from "node:stream";
 import {
   AddressPolicy,
   type DestinationRequest,
@@ -125,7 +126,8 @@ export class Destinations {
       location: { ...location },
       put: (body, meta) =>
         storage.put(key, body, meta).catch((error: unknown) => {
-          throw bucketFailure(error, attempt, this.logger);
+          // A body that failed while it was read is the formatter's failure, not the bucket's.
+          throw body instanceof Readable && body.errored === error ? error : bucketFailure(error, attempt, this.logger);
         }),
     };
   };
