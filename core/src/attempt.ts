@@ -15,6 +15,7 @@ import type { FormatterRegistry } from "./registry.js";
 import { renderAddress } from "./render-address.js";
 import type { RendererSettings } from "./settings.js";
 import { SIDE_FILES, type SideFormatters, sideRenders } from "./side-renders.js";
+import { storeOrFail } from "./store-failure.js";
 import { withTimeout } from "./util/timeout.js";
 
 /** Everything one attempt needs, chosen by the renderer. */
@@ -169,12 +170,13 @@ async function attempt(plan: AttemptPlan, deps: AttemptDeps, signal: AbortSignal
   let key = `${plan.renderId}.${format.extension}`;
   let size: number;
   let address: { url: string; path?: string };
+  const store = (put: () => Promise<{ size: number }>) => storeOrFail(put, body.body, deps.logger, plan.renderId);
   if (destination) {
-    ({ size } = await destination.put(body.body, meta));
+    ({ size } = await store(() => destination.put(body.body, meta)));
     key = destination.key;
     address = { url: destination.url };
   } else {
-    ({ size } = await deps.storage.put(key, body.body, meta));
+    ({ size } = await store(() => deps.storage.put(key, body.body, meta)));
     address = await renderAddress(deps.storage, ttlSettings, key);
   }
   const ms = (a: number, b: number) => Math.round(b - a);

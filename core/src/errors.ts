@@ -1,6 +1,8 @@
 /**
- * Error codes of the render API (spec "Errors") plus ours: `ServiceUnavailable` (DESIGN §2) and
- * `ProxyError` (the `proxy` option's proxy could not be reached or refused to carry the page).
+ * Error codes of the render API (spec "Errors") plus ours: `ServiceUnavailable` (DESIGN §2),
+ * `ProxyError` (the `proxy` option's proxy could not be reached or refused to carry the page) and
+ * `DestinationUnavailable` (an address the caller chose to store the render at, such as a presigned
+ * upload address, could not be reached or failed: the caller's side, not this server's).
  */
 export const ERROR_CODES = [
   "NoApiKeySupplied",
@@ -35,6 +37,7 @@ export const ERROR_CODES = [
   "ApiKeyWrongFormat",
   "ServiceUnavailable",
   "ProxyError",
+  "DestinationUnavailable",
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

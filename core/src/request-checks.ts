@@ -1,7 +1,7 @@
 import { checkCapabilities } from "./attempt.js";
 import { RenderError } from "./errors.js";
 import { checkTtl } from "./options/catalogue-output.js";
-import { checkSideUploads, checkStorageOptions } from "./options/catalogue-storage.js";
+import { checkObjectKey, checkSideUploads, checkStorageOptions } from "./options/catalogue-storage.js";
 import { checkCombinations } from "./options/combinations.js";
 import { ignoredForFormat } from "./options/format-only.js";
 import type { ParsedOptions } from "./options/parse.js";
@@ -38,6 +38,7 @@ export function checkRequest(parsed: ParsedOptions, parts: RequestCheckParts): v
   checkPageOptions(options);
   checkStorageOptions(options, parts.settings.destination !== undefined);
   checkSideUploads(options, spec);
+  checkObjectKey(options, spec);
   checkCombinations(options, spec.format, parts.options, parts.formatters.rules);
   checkTtl(options, parts.settings);
   if (options.blockAds && parts.settings.adblock.lists.length === 0) {

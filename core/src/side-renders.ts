@@ -11,6 +11,7 @@ import { savedHeaders } from "./side/headers.js";
 import { extractLinks } from "./side/links.js";
 import { isPrivateSuffix, sideFileKey } from "./side/side-keys.js";
 import { sideDestination } from "./side-destination.js";
+import { storeOrFail } from "./store-failure.js";
 
 /** The formats whose output is a side file (`FormatSpec.sideRender`): the formatter registry. */
 export interface SideFormatters {
@@ -61,12 +62,12 @@ export async function sideRenders(
     // The caller's own address (`s3_presigned_url_<side>`) when given: the result names it.
     const elsewhere = side ? await sideDestination(plan, deps, side) : undefined;
     if (elsewhere) {
-      await elsewhere.put(body, { contentType, expiresAt });
+      await storeOrFail(() => elsewhere.put(body, { contentType, expiresAt }), body, deps.logger, renderId);
       return elsewhere.url;
     }
     const key = sideFileKey(renderId, suffix);
     stored.push(key);
-    await deps.storage.put(key, body, { contentType, expiresAt });
+    await storeOrFail(() => deps.storage.put(key, body, { contentType, expiresAt }), body, deps.logger, renderId);
     return (await renderAddress(deps.storage, ttlSettings, key, { private: isPrivateSuffix(suffix) })).url;
   };
   if (options.metadata || options.saveMetadata) {

@@ -3,6 +3,7 @@ import {
   CORE_OPTIONS,
   camelize,
   checkCombinations,
+  checkObjectKey,
   checkStorageOptions,
   ignoredForFormat,
   mergeOptionTables,
@@ -253,6 +254,7 @@ describe("storage options", () => {
     let error: unknown;
     try {
       checkStorageOptions(options, true);
+      checkObjectKey(options, { extension: "png" });
     } catch (e) {
       error = e;
     }
@@ -270,6 +272,19 @@ describe("storage options", () => {
     expect(() =>
       checkStorageOptions({ useS3: true, s3Region: "eu-west-1", s3Endpoint: "https://s3.example.com", s3Path: "a/b" }, true),
     ).not.toThrow();
+  });
+
+  it("checks the object key s3_path makes with the storages' own rule, extension included", () => {
+    const png = { extension: "png" };
+    refused({ useS3: true, s3Path: "a/b.meta.json", noSuffix: true }, "s3_path");
+    refused({ useS3: true, s3Path: "a/../b" }, "s3_path");
+    refused({ useS3: true, s3Path: "a/b/c/d/e/f" }, "s3_path");
+    // Its extension makes it a key the storage takes; without, `.meta.json` is the storage's own.
+    expect(() => checkObjectKey({ s3Path: "a/b.meta" }, png)).not.toThrow();
+    expect(() => checkObjectKey({ s3Path: "a/b.meta", noSuffix: true }, { extension: "json" })).not.toThrow();
+    expect(() => checkObjectKey({ s3Path: "a/b.meta" }, { extension: "json" })).toThrow(
+      /^Option s3_path makes the object key "a\/b\.meta\.json", which the storage refuses/,
+    );
   });
 
   it("without a destination resolver, use_s3 is NoS3BucketConfigured and a presigned upload is refused", () => {

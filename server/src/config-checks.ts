@@ -4,7 +4,8 @@ import { DEFAULT_ADBLOCK_LISTS, DEFAULT_EGRESS_LIMITS, MIN_EGRESS_CONNECTIONS } 
 import { ConfigError, LOG_LEVELS } from "./config-error.js";
 import { metricsConfig } from "./config-metrics.js";
 import { pluginEntries } from "./config-plugins.js";
-import { redisConfig, s3Config, storageConfig } from "./config-scale.js";
+import { projectS3Config } from "./config-project-s3.js";
+import { redisConfig, storageConfig } from "./config-scale.js";
 import { boolean, fail, httpAddress, integer, isObject, object, string } from "./config-values.js";
 import type { ProjectConfig, ServerConfig } from "./types.js";
 
@@ -181,7 +182,7 @@ function project(value: unknown, path: string): ProjectConfig {
   if (v.rateLimit !== undefined) out.rateLimit = rateLimit(v.rateLimit, `${path}.rateLimit`);
   if (v.formats !== undefined) out.formats = formatList(v.formats, `${path}.formats`);
   Object.assign(out, linkSettings(v, path));
-  if (v.s3 !== undefined) out.s3 = s3Config(v.s3, `${path}.s3`);
+  if (v.s3 !== undefined) out.s3 = projectS3Config(v.s3, `${path}.s3`, id);
   // Secrets stay readable but are not enumerable: logging or serialising the config cannot leak them.
   for (const key of ["secretKey", "webhookSecret"] as const) {
     if (out[key] !== undefined) Object.defineProperty(out, key, { enumerable: false });

@@ -6,7 +6,7 @@ import type { RedisConfig, S3Config, StorageConfig } from "./types.js";
 /** Checkers of the scale-out keys: `redis`, `storage` and a project's `s3`. */
 
 const S3_KEYS = ["bucket", "region", "endpoint", "forcePathStyle", "accessKeyId", "secretAccessKey", "publicBaseUrl"] as const;
-const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+export const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 const REGION = /^[a-z0-9-]{1,64}$/;
 
 /** `{ bucket, region?, endpoint?, forcePathStyle?, accessKeyId?, secretAccessKey?, publicBaseUrl? }`. */

@@ -4,6 +4,7 @@ import { DEFAULT_ADBLOCK_LISTS, DEFAULT_EGRESS_LIMITS } from "@renderkit/core/in
 import { checkConfig, DEFAULT_ADBLOCK_REFRESH_SECONDS, LIST_ADDRESS } from "./config-checks.js";
 import { configFromEnv } from "./config-env.js";
 import { ConfigError } from "./config-error.js";
+import { checkTenancy } from "./config-tenancy.js";
 import type { PluginEntry, ServerConfig } from "./types.js";
 
 export { CONFIG_KEYS, checkConfig, sha256Hex } from "./config-checks.js";
@@ -103,5 +104,6 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Serve
   if (config.redirectAfter > config.maxRedirectAfter) {
     throw new ConfigError(`redirectAfter must be at most maxRedirectAfter (${config.maxRedirectAfter})`);
   }
+  checkTenancy(config);
   return config;
 }

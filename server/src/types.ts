@@ -30,7 +30,7 @@ export interface Project {
   /** When set, signed render links must carry `expires` at most this many seconds ahead. */
   linkMaxAgeSeconds?: number;
   /** The project's own bucket (`use_s3`); `secretAccessKey` is not enumerable. */
-  s3?: S3Config;
+  s3?: ProjectS3Config;
 }
 
 /** An S3-compatible bucket and how to reach it. Absent credentials: `AWS_*` and the SDK's defaults. */
@@ -43,6 +43,25 @@ export interface S3Config {
   secretAccessKey?: string;
   /** Public or CDN address of the bucket: render addresses become `<publicBaseUrl>/<key>`. */
   publicBaseUrl?: string;
+}
+
+/**
+ * A project's bucket (`projects[].s3`) and what its callers may name (the tenancy rules of
+ * docs/security.md): the buckets and endpoints they may pick, and the key prefix every object
+ * renderkit writes for the project lives under, in any bucket.
+ */
+export interface ProjectS3Config extends S3Config {
+  /** Key prefix of every object written for the project: `""` or folders ending in `/`. Default `<projectId>/`. */
+  prefix: string;
+  /** Buckets besides `bucket` that `s3_bucket` may name. Default none. */
+  allowedBuckets?: string[];
+  /** Origins (`https://host[:port]`) that `s3_endpoint` may name besides `endpoint`. Default none. */
+  allowedEndpoints?: string[];
+  /**
+   * Sign with the server's credentials (`AWS_*`, profiles, instance roles) instead of the
+   * project's own `accessKeyId`/`secretAccessKey`. Default false: a block without keys is refused.
+   */
+  useServerCredentials?: boolean;
 }
 
 /** Where renders are kept: files under `<dataDir>/renders`, or a server-wide S3 bucket. */
@@ -152,5 +171,5 @@ export interface ProjectConfig {
   linkFormats?: string[];
   /** As `Project.linkMaxAgeSeconds`. Default: signed links need no `expires`. */
   linkMaxAgeSeconds?: number;
-  s3?: S3Config;
+  s3?: ProjectS3Config;
 }

@@ -67,9 +67,9 @@ beforeAll(async () => {
   cleanup.push(() => forbidden.close());
   server = await startTestServer({
     projects: [
-      { ...PROJECT_A, s3: s3.bucket("customer"), rateLimit },
+      { ...PROJECT_A, s3: { ...s3.bucket("customer"), allowedBuckets: ["other", "missing-bucket"] }, rateLimit },
       { ...PROJECT_B, rateLimit },
-      { ...PROJECT_C, s3: { ...s3.bucket("public"), publicBaseUrl: `${PUBLIC_BASE}/` }, rateLimit },
+      { ...PROJECT_C, s3: { ...s3.bucket("public"), publicBaseUrl: `${PUBLIC_BASE}/`, allowedBuckets: ["other"] }, rateLimit },
     ],
   });
   cleanup.push(() => server.close());
@@ -158,18 +158,18 @@ describe("use_s3: the project's bucket", () => {
       ["bandwidth", "height", "queueTime", "renderId", "renderTime", "renderUrl", "size", "truncated", "width"].sort(),
     );
     expect(answer.text).not.toContain("customer");
-    const { object, bytes } = await getObject("customer", "shots/home.png");
+    const { object, bytes } = await getObject("customer", "alpha/shots/home.png");
     expect(object.ContentType).toBe("image/png");
     expect(bytes.length).toBe(size);
     expect(await png(bytes)).toEqual({ format: "png", size: [320, 200], pixel: COLOUR });
     // Nothing in the other bucket, nothing under the render id.
-    expect(await headObject("other", "shots/home.png")).toBeUndefined();
-    expect(await headObject("customer", `${renderId}.png`)).toBeUndefined();
+    expect(await headObject("other", "alpha/shots/home.png")).toBeUndefined();
+    expect(await headObject("customer", `alpha/${renderId}.png`)).toBeUndefined();
 
-    expect((await followRedirect(renderUrl, "customer", "shots/home.png")).equals(bytes)).toBe(true);
+    expect((await followRedirect(renderUrl, "customer", "alpha/shots/home.png")).equals(bytes)).toBe(true);
     const head = await fetch(renderUrl, { method: "HEAD", redirect: "manual" });
     expect(head.status).toBe(302);
-    expect(head.headers.get("location")).toContain(`${s3.endpoint}/customer/shots/home.png?`);
+    expect(head.headers.get("location")).toContain(`${s3.endpoint}/customer/alpha/shots/home.png?`);
     expect((await head.arrayBuffer()).byteLength).toBe(0);
   });
 
@@ -212,7 +212,7 @@ describe("use_s3: the project's bucket", () => {
         expect(text).not.toContain(secret);
       }
     }
-    const { bytes } = await getObject("customer", "shots/async.png");
+    const { bytes } = await getObject("customer", "alpha/shots/async.png");
     expect(bytes.length).toBe(status.size);
     expect(await png(bytes)).toEqual({ format: "png", size: [200, 120], pixel: COLOUR });
   });
@@ -232,14 +232,14 @@ describe("use_s3: the project's bucket", () => {
     });
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body.renderUrl).toBe(`${server.url}/renders/${answer.body.renderId}.png`);
-    const head = await headObject("customer", "shots/home");
+    const head = await headObject("customer", "alpha/shots/home");
     expect(head?.StorageClass).toBe("STANDARD_IA");
     expect(head?.ContentType).toBe("image/png");
     expect(head?.ContentLength).toBe(answer.body.size);
     // The earlier shots/home.png is another object, untouched (320 wide, not 120).
-    const { bytes: earlier } = await getObject("customer", "shots/home.png");
+    const { bytes: earlier } = await getObject("customer", "alpha/shots/home.png");
     expect((await png(earlier)).size).toEqual([320, 200]);
-    const bytes = await followRedirect(answer.body.renderUrl, "customer", "shots/home");
+    const bytes = await followRedirect(answer.body.renderUrl, "customer", "alpha/shots/home");
     expect(await png(bytes)).toEqual({ format: "png", size: [120, 110], pixel: COLOUR });
   });
 
@@ -251,11 +251,11 @@ describe("use_s3: the project's bucket", () => {
     expect(answer.status, answer.text).toBe(200);
     const { renderId, renderUrl } = answer.body;
     expect(renderUrl).toBe(`${server.url}/renders/${renderId}.png`);
-    const { object, bytes } = await getObject("other", `${renderId}.png`);
+    const { object, bytes } = await getObject("other", `alpha/${renderId}.png`);
     expect(object.ContentType).toBe("image/png");
     expect(await png(bytes)).toEqual({ format: "png", size: [100, 130], pixel: COLOUR });
-    expect(await headObject("customer", `${renderId}.png`)).toBeUndefined();
-    expect((await followRedirect(renderUrl, "other", `${renderId}.png`)).equals(bytes)).toBe(true);
+    expect(await headObject("customer", `alpha/${renderId}.png`)).toBeUndefined();
+    expect((await followRedirect(renderUrl, "other", `alpha/${renderId}.png`)).equals(bytes)).toBe(true);
   });
 
   it("cdn_host and a project's publicBaseUrl make renderUrl a lasting public address of the key", async () => {
@@ -264,8 +264,8 @@ describe("use_s3: the project's bucket", () => {
       key: A,
     });
     expect(cdn.status).toBe(200);
-    expect(cdn.body.renderUrl).toBe("https://cdn.example.com/cdn/one.png");
-    const { bytes } = await getObject("customer", "cdn/one.png");
+    expect(cdn.body.renderUrl).toBe("https://cdn.example.com/alpha/cdn/one.png");
+    const { bytes } = await getObject("customer", "alpha/cdn/one.png");
     expect(await png(bytes)).toEqual({ format: "png", size: [100, 100], pixel: COLOUR });
 
     const base = await api(server.url, "/v1/render/sync", {
@@ -273,8 +273,8 @@ describe("use_s3: the project's bucket", () => {
       key: C,
     });
     expect(base.status).toBe(200);
-    expect(base.body.renderUrl).toBe(`${PUBLIC_BASE}/pub/one.png`);
-    expect((await headObject("public", "pub/one.png"))?.ContentType).toBe("image/png");
+    expect(base.body.renderUrl).toBe(`${PUBLIC_BASE}/gamma/pub/one.png`);
+    expect((await headObject("public", "gamma/pub/one.png"))?.ContentType).toBe("image/png");
 
     // The public base address is the project bucket's: another bucket gets the server address.
     const elsewhere = await api(server.url, "/v1/render/sync", {
@@ -283,7 +283,7 @@ describe("use_s3: the project's bucket", () => {
     });
     expect(elsewhere.status).toBe(200);
     expect(elsewhere.body.renderUrl).toBe(`${server.url}/renders/${elsewhere.body.renderId}.png`);
-    expect((await followRedirect(elsewhere.body.renderUrl, "other", "pub/two.png")).length).toBe(elsewhere.body.size);
+    expect((await followRedirect(elsewhere.body.renderUrl, "other", "gamma/pub/two.png")).length).toBe(elsewhere.body.size);
   });
 
   it("HTML in the project bucket is served by the server itself, under the sandboxing CSP, with ranges", async () => {
@@ -293,7 +293,7 @@ describe("use_s3: the project's bucket", () => {
     });
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body.renderUrl).toBe(`${server.url}/renders/${answer.body.renderId}.html`);
-    const { object, bytes } = await getObject("customer", "pages/home.html");
+    const { object, bytes } = await getObject("customer", "alpha/pages/home.html");
     expect(object.ContentType).toMatch(/^text\/html/);
     const served = await fetch(answer.body.renderUrl, { redirect: "manual" });
     expect(served.status).toBe(200);
@@ -306,16 +306,29 @@ describe("use_s3: the project's bucket", () => {
     expect(Buffer.from(await ranged.arrayBuffer()).equals(bytes.subarray(0, 10))).toBe(true);
   });
 
-  it("a bucket override that does not exist fails the render with a reason naming it, and no credentials", async () => {
+  it("a bucket override that does not exist: 400 NoS3BucketConfigured naming s3_bucket, no host or credentials", async () => {
     const answer = await api(server.url, "/v1/render/sync", {
       json: { url: page("missing"), use_s3: true, s3_bucket: "missing-bucket" },
       key: A,
     });
-    expect(answer.status).toBe(500);
-    expect(answer.body.error.code).toBe("EngineResponseNotOkError");
-    expect(answer.body.error.message).toContain('bucket "missing-bucket"');
+    expect(answer.status, answer.text).toBe(400);
+    expect(answer.body.error.code).toBe("NoS3BucketConfigured");
+    expect(answer.body.error.message).toMatch(/^Option s3_bucket names a bucket that does not exist/);
     expect(answer.body.error.message).toContain("NoSuchBucket");
-    for (const leak of [s3.endpoint, s3.accessKeyId]) expect(answer.text).not.toContain(leak);
+    for (const leak of [s3.endpoint, new URL(s3.endpoint).host, s3.accessKeyId]) expect(answer.text).not.toContain(leak);
+  });
+
+  it("a bucket the project's config does not list: 400 InvalidOptions naming s3_bucket, before anything renders", async () => {
+    const before = events.length;
+    const answer = await api(server.url, "/v1/render/sync", {
+      json: { url: page("unlisted"), use_s3: true, s3_bucket: "public" },
+      key: A,
+    });
+    expect(answer.status, answer.text).toBe(400);
+    expect(answer.body.error.code).toBe("InvalidOptions");
+    expect(answer.body.error.message).toMatch(/^Option s3_bucket names a bucket this project may not write/);
+    expect(events.slice(before)).toEqual([]);
+    expect(site.requests.some((r) => r.url === "/unlisted")).toBe(false);
   });
 });
 
@@ -430,7 +443,7 @@ describe("render links", () => {
     expect(response.status, bytes.toString()).toBe(200);
     expect(response.headers.get("content-type")).toBe("image/png");
     expect(Number(response.headers.get("content-length"))).toBe(bytes.length);
-    const { bytes: stored } = await getObject("customer", "link/one.png");
+    const { bytes: stored } = await getObject("customer", "alpha/link/one.png");
     expect(bytes.equals(stored)).toBe(true);
     expect(await png(bytes)).toEqual({ format: "png", size: [150, 140], pixel: COLOUR });
   });

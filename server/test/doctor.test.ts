@@ -344,10 +344,11 @@ describe("s3", () => {
     return config;
   }
 
-  async function doctorObjects(name: string): Promise<string[]> {
+  /** The doctor's probe objects left in a bucket (a project's under its key prefix). */
+  async function doctorObjects(name: string, prefix = ""): Promise<string[]> {
     const client = s3.client();
     try {
-      const listed = await client.send(new ListObjectsV2Command({ Bucket: name, Prefix: "renderkit-doctor/" }));
+      const listed = await client.send(new ListObjectsV2Command({ Bucket: name, Prefix: `${prefix}renderkit-doctor/` }));
       return (listed.Contents ?? []).map((object) => object.Key!);
     } finally {
       client.destroy();
@@ -360,7 +361,7 @@ describe("s3", () => {
       secretKey: "sk_test_alpha_0123456789abcdef",
       publishableKey: "pk_test_alpha",
       webhookSecret: "whsec_alpha_0123456789abcdef",
-      s3: bucket("project-bucket"),
+      s3: { ...bucket("project-bucket"), prefix: "alpha/" },
     };
     const checks = await runDoctor(await s3Config(bucket("renders"), { projects: [project] }));
     expect(one(checks, "s3 storage")).toEqual({
@@ -377,7 +378,7 @@ describe("s3", () => {
     );
     expect(doctorExitCode(checks)).toBe(0);
     expect(await doctorObjects("renders")).toEqual([]);
-    expect(await doctorObjects("project-bucket")).toEqual([]);
+    expect(await doctorObjects("project-bucket", "alpha/")).toEqual([]);
   });
 
   it("a missing bucket fails naming it, the endpoint and NoSuchBucket", async () => {
@@ -438,7 +439,7 @@ describe("s3", () => {
       secretKey: "sk_test_beta_0123456789abcdefgh",
       publishableKey: "pk_test_beta",
       webhookSecret: "whsec_beta_0123456789abcdefgh",
-      s3: bucket("gone-bucket"),
+      s3: { ...bucket("gone-bucket"), prefix: "beta/" },
     };
     const checks = await runDoctor(await loadConfig({ env: {}, overrides: { dataDir: freshDir(), projects: [project] } }), {
       role: "api",

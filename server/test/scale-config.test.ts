@@ -236,7 +236,9 @@ describe("storage", () => {
     expect(s3Config?.secretAccessKey).toBe(PROJECT_SECRET);
     expect(s3Config?.accessKeyId).toBe("AKIAPROJECT");
     expect(Object.keys(s3Config ?? {})).not.toContain("secretAccessKey");
-    expect(Object.keys(s3Config ?? {})).toEqual(["bucket", "region", "endpoint", "forcePathStyle", "accessKeyId"]);
+    // `prefix` is filled with its default: the project's id as a folder.
+    expect(Object.keys(s3Config ?? {})).toEqual(["bucket", "region", "endpoint", "forcePathStyle", "accessKeyId", "prefix"]);
+    expect(s3Config?.prefix).toBe(`${PROJECT.id}/`);
     const serialised = JSON.stringify(config);
     expect(serialised).not.toContain(PROJECT_SECRET);
     expect(serialised).not.toContain(PROJECT.secretKey);

@@ -16,11 +16,18 @@ interface MetaFile extends StoredMeta {
   size: number;
 }
 
+/** What `assertStorageKey` accepts, in words (for the messages that refuse a key). */
+export const STORAGE_KEY_RULE =
+  "up to 5 parts separated by /, each of 1 to 201 of A-Z a-z 0-9 . _ - starting with a letter or digit, no `..`, not ending in .meta.json";
+
 /** Checks a storage key: relative, no `..`, no hidden names, nothing outside the root. */
 export function assertStorageKey(key: string): void {
-  if (!KEY.test(key) || key.includes("..") || key.endsWith(META_SUFFIX)) {
-    throw new Error(`Invalid storage key: ${JSON.stringify(key).slice(0, 80)}`);
-  }
+  if (!isStorageKey(key)) throw new Error(`Invalid storage key: ${JSON.stringify(key).slice(0, 80)}`);
+}
+
+/** True when every storage accepts `key` (`assertStorageKey`). */
+export function isStorageKey(key: string): boolean {
+  return KEY.test(key) && !key.includes("..") && !key.endsWith(META_SUFFIX);
 }
 
 /**

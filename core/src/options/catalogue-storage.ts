@@ -1,3 +1,4 @@
+import { isStorageKey, STORAGE_KEY_RULE } from "../defaults/fs-storage.js";
 import { RenderError } from "../errors.js";
 import type { OptionRule } from "./combinations.js";
 import { snakeName } from "./names.js";
@@ -25,21 +26,26 @@ export const S3_STORAGE_CLASSES = [
  */
 export const STORAGE_OPTIONS = {
   useS3: bool("Store the render in the project's own S3 bucket instead of the server's storage.", { default: false }),
-  s3Path: str("Object key in the project's bucket, without extension (added unless `no_suffix`); default the render id.", {
-    maxLength: 1000,
-  }),
+  s3Path: str(
+    "Object key in the project's bucket, under the project's key prefix (set by the operator, default `<project id>/`), without extension (added unless `no_suffix`); default the render id. A key the storage would refuse is refused at submit.",
+    { maxLength: 1000 },
+  ),
   noSuffix: bool("Do not add the format's extension to `s3_path`.", { default: false }),
-  s3Bucket: str("Bucket to use instead of the project's (its credentials apply).", { maxLength: 63 }),
+  s3Bucket: str(
+    "Bucket to use instead of the project's: one the project's configuration allows (`allowedBuckets`), else refused; the project's credentials and key prefix apply.",
+    { maxLength: 63 },
+  ),
   s3Region: str("Region of `s3_bucket`.", { maxLength: 64 }),
-  s3Endpoint: str("S3-compatible endpoint (R2, MinIO, Wasabi, Spaces) instead of the project's; public addresses only.", {
-    maxLength: 2048,
-  }),
+  s3Endpoint: str(
+    "S3-compatible endpoint (R2, MinIO, Wasabi, Spaces) instead of the project's: an origin the project's configuration allows (`allowedEndpoints`), else refused; public addresses only.",
+    { maxLength: 2048 },
+  ),
   s3Storageclass: oneOf(
     "Storage class of the object in the project's bucket (default: the bucket's, STANDARD).",
     S3_STORAGE_CLASSES,
   ),
   cdnHost: str(
-    "Host (or https address) of a CDN in front of the project's bucket: `renderUrl` becomes `https://<cdn_host>/<key>`.",
+    "Host (or https address) of a CDN in front of the project's bucket: `renderUrl` becomes `https://<cdn_host>/<key>`, the key with the project's prefix.",
     {
       maxLength: 2048,
     },
@@ -110,9 +116,6 @@ export function checkSideUploads(options: Record<string, unknown>, format: { for
   }
 }
 
-/** Keys storages accept (core's `assertStorageKey`), less room for the extension. */
-const S3_PATH = /^[A-Za-z0-9][A-Za-z0-9._-]{0,190}(\/[A-Za-z0-9][A-Za-z0-9._-]{0,190}){0,4}$/;
-
 /** Options that only mean something with `use_s3`. */
 const NEEDS_USE_S3 = ["s3Path", "noSuffix", "s3Bucket", "s3Region", "s3Endpoint", "s3Storageclass", "cdnHost"] as const;
 
@@ -137,7 +140,7 @@ function httpAddress(option: string, value: string): URL {
  * `use_s3` is `NoS3BucketConfigured` and `s3_presigned_url` is refused, never silently ignored.
  */
 export function checkStorageOptions(options: Record<string, unknown>, hasDestinations: boolean): void {
-  const { useS3, s3Path, cdnHost, s3Endpoint, s3PresignedUrl } = options as Record<string, string | boolean | undefined>;
+  const { useS3, cdnHost, s3Endpoint, s3PresignedUrl } = options as Record<string, string | boolean | undefined>;
   if (!useS3) {
     const stray = NEEDS_USE_S3.find((name) => options[name] !== undefined && options[name] !== false);
     if (stray) throw invalid(stray, "needs use_s3=true");
@@ -149,12 +152,6 @@ export function checkStorageOptions(options: Record<string, unknown>, hasDestina
     });
   }
   checkPresignedUrls(options, hasDestinations);
-  if (typeof s3Path === "string" && (!S3_PATH.test(s3Path) || s3Path.includes(".."))) {
-    throw invalid(
-      "s3Path",
-      "must be a relative key like `folder/name`: up to 5 parts of A-Z a-z 0-9 . _ -, each starting with a letter or digit, no `..`",
-    );
-  }
   if (typeof s3Endpoint === "string") {
     const url = httpAddress("s3Endpoint", s3Endpoint);
     if (url.search || url.hash) throw invalid("s3Endpoint", "must be an address without query or fragment");
@@ -172,6 +169,21 @@ export function checkStorageOptions(options: Record<string, unknown>, hasDestina
   if (typeof bucket === "string" && !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
     throw invalid("s3Bucket", "is not a valid bucket name (3 to 63 of a-z 0-9 . -)");
   }
+}
+
+/**
+ * The object key `s3_path` makes (with the format's extension unless `no_suffix`), checked with
+ * the storages' own key rule (`assertStorageKey`) before anything renders: a key the storage
+ * would refuse once the render is made (`a/b.meta.json`) is the caller's mistake, a 400 now
+ * rather than a failed render later.
+ */
+export function checkObjectKey(options: Record<string, unknown>, format: { extension: string }): void {
+  const { s3Path, noSuffix } = options;
+  if (typeof s3Path !== "string") return;
+  const key = noSuffix === true ? s3Path : `${s3Path}.${format.extension}`;
+  if (isStorageKey(key)) return;
+  const made = noSuffix === true ? "with no_suffix is the object key" : "makes the object key";
+  throw invalid("s3Path", `${made} ${JSON.stringify(key).slice(0, 80)}, which the storage refuses: ${STORAGE_KEY_RULE}`);
 }
 
 /**

@@ -1,26 +1,7 @@
-import { S3StorageError } from "@renderkit/storage-s3";
+import { S3_NETWORK_CODES as NETWORK } from "../s3-error-code.js";
 import type { S3Config } from "../types.js";
 
-/** Errors that mean the endpoint was not reached at all. */
-const NETWORK = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "ETIMEDOUT",
-  "ECONNRESET",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "TimeoutError",
-]);
-
-/** The SDK's error code behind a storage error: `NoSuchBucket`, `AccessDenied`, `ECONNREFUSED`... */
-export function s3ErrorCode(error: unknown): string {
-  const cause = (error instanceof S3StorageError ? error.cause : error) as { name?: string; code?: unknown } | undefined;
-  // Network failures are plain Errors (or AggregateErrors) whose `code` is the errno name.
-  if (typeof cause?.code === "string" && /^E[A-Z_]+$/.test(cause.code)) return cause.code;
-  if (cause?.name && cause.name !== "Error" && cause.name !== "AggregateError") return cause.name;
-  return typeof cause?.code === "string" ? cause.code : "unknown";
-}
+export { s3ErrorCode } from "../s3-error-code.js";
 
 /** What to do about an error code, naming the settings at `where` (`storage`, `projects[0].s3`). */
 export function s3Fix(code: string, s3: S3Config, where: string, needs: string): string {

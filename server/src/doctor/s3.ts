@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import { S3Storage, S3StorageError } from "@renderkit/storage-s3";
 import { s3StorageOptions } from "../config-scale.js";
-import type { S3Config, ServerConfig } from "../types.js";
+import type { ProjectS3Config, S3Config, ServerConfig } from "../types.js";
 import { s3ErrorCode, s3Fix } from "./s3-errors.js";
 import { type Check, type CheckContext, type DoctorCheck, fail, message, ok, warn } from "./types.js";
 
@@ -30,11 +30,14 @@ interface Probe {
  */
 async function probeBucket({ name, s3, where, deletes }: Probe, context: CheckContext): Promise<DoctorCheck[]> {
   const at = `bucket ${s3.bucket} at ${s3.endpoint ?? `AWS S3 (${s3.region ?? process.env.AWS_REGION ?? "us-east-1"})`}`;
+  const prefix = (s3 as Partial<ProjectS3Config>).prefix ?? "";
   const needs = deletes ? "s3:PutObject, s3:GetObject and s3:DeleteObject" : "s3:PutObject and s3:GetObject";
   let storage: S3Storage;
   try {
     storage = new S3Storage({
       ...s3StorageOptions(s3),
+      // A project's bucket is probed where its renders go (its key may be limited to the prefix).
+      prefix,
       // Probes the bucket, not its public address.
       publicBaseUrl: undefined,
       // Two tries ride out a dropped connection; each gets half the time, so that a silent
@@ -50,6 +53,8 @@ async function probeBucket({ name, s3, where, deletes }: Probe, context: CheckCo
   context.signal.addEventListener("abort", close, { once: true });
   const key = `renderkit-doctor/${Date.now()}-${randomBytes(6).toString("hex")}.txt`;
   const body = Buffer.from(`renderkit doctor probe ${key}\n`);
+  /** The key as the bucket holds it, for the messages. */
+  const shown = `${prefix}${key}`;
   const failed = (step: string, error: unknown) => {
     const code = s3ErrorCode(error);
     // The cause's own words: the storage error repeats the key and bucket this line already names.
@@ -67,19 +72,19 @@ async function probeBucket({ name, s3, where, deletes }: Probe, context: CheckCo
       const object = await storage.get(key);
       read = object ? await readBody(object.body as Readable) : undefined;
     } catch (error) {
-      return [failed(`reading back ${key}`, error)];
+      return [failed(`reading back ${shown}`, error)];
     }
     if (!read?.equals(body)) {
       const what = read ? `came back different (${read.length} bytes)` : "was not found right after writing it";
-      return [fail(name, `${at}: the test object ${key} ${what}`, `check ${where}.endpoint: is it an S3-compatible service?`)];
+      return [fail(name, `${at}: the test object ${shown} ${what}`, `check ${where}.endpoint: is it an S3-compatible service?`)];
     }
     try {
       await storage.delete(key);
     } catch (error) {
       const code = s3ErrorCode(error);
-      if (deletes) return [failed(`deleting ${key}`, error)];
-      const detail = `${at}: writes and reads work; deleting the test object ${key} failed with ${code}`;
-      return [warn(name, detail, `delete ${key} from ${s3.bucket} by hand (renderkit never deletes in project buckets)`)];
+      if (deletes) return [failed(`deleting ${shown}`, error)];
+      const detail = `${at}: writes and reads work; deleting the test object ${shown} failed with ${code}`;
+      return [warn(name, detail, `delete ${shown} from ${s3.bucket} by hand (renderkit never deletes in project buckets)`)];
     }
     return [ok(name, `${at}: write, read and delete work`)];
   } finally {

@@ -37,6 +37,9 @@ export const STATUS: Record<ErrorCode, number> = {
   // The caller's own proxy (`proxy` option) could not be reached or refused the page: a bad gateway
   // upstream of us, not a fault of this server (500) nor something a retry of the same request here fixes.
   ProxyError: 502,
+  // The caller's own upload address or S3 endpoint could not be reached or failed (5xx): as with
+  // the proxy, a bad gateway on the caller's side, which a retry here does not fix.
+  DestinationUnavailable: 502,
 };
 
 /** Errors that are not render errors but still need a status: routing, body parsing. */
