@@ -23,6 +23,27 @@ const FINDINGS: Readonly<Record<number, { title: string; subject: RegExp }>> = {
   },
 };
 
+/** The findings of issue 30's tenancy review: their tests' names cite `tenancy finding N`. */
+const TENANCY: Readonly<Record<number, string>> = {
+  1: "cross-project writes and reads through the S3 options",
+  2: "side files worked out from the public renderUrl",
+  3: "a disabled project's queued renders still run",
+  4: "internal addresses in errors",
+  5: "caller secrets at rest",
+  6: "a caller-chosen s3_endpoint receives the project's signed requests",
+  7: "a caller-caused storage failure is a 500 after rendering",
+  8: "smaller points (tokenless webhook_url, nosniff, a repeated download)",
+};
+
+/** The tenancy findings a test cites (`tenancy finding 3`, `tenancy findings 2 and 8`), and its mode (`[file]`, `[redis]`). */
+function tenancyOf(name: string): { findings: number[]; mode: string } | undefined {
+  const match = name.match(/\btenancy findings?\s*#?\s*(\d)((?:\s*(?:,|and|&)\s*#?\d)*)/i);
+  if (!match) return undefined;
+  const findings = [...`${match[1]}${match[2] ?? ""}`.matchAll(/\d/g)].map((d) => Number(d[0])).filter((n) => TENANCY[n]);
+  const mode = name.match(/\[(file|redis)\]/)?.[1] ?? "file";
+  return { findings, mode };
+}
+
 /**
  * The findings a regression test covers: those its full name cites (`finding 3`, `findings 2 and
  * 3`), else those whose subject it names.
@@ -68,6 +89,7 @@ export default class SecurityFigures implements Reporter {
     const files = new Map<string, Tally>();
     const findings = new Map<number, Tally>();
     const fuzz = new Map<string, Tally & { runs: number }>();
+    const tenancy = new Map<string, Tally>();
     for (const module of modules) {
       const file = relative(process.cwd(), module.moduleId);
       for (const test of module.children.allTests()) {
@@ -93,6 +115,15 @@ export default class SecurityFigures implements Reporter {
           const t = files.get(file) ?? tally();
           files.set(file, t);
           count(t, test);
+          const cited = tenancyOf(test.fullName);
+          if (cited) {
+            for (const n of cited.findings) {
+              const f = tenancy.get(`${n} ${cited.mode}`) ?? tally();
+              tenancy.set(`${n} ${cited.mode}`, f);
+              count(f, test);
+            }
+            continue;
+          }
           for (const n of findingsOf(test.fullName)) {
             const f = findings.get(n) ?? tally();
             findings.set(n, f);
@@ -101,7 +132,7 @@ export default class SecurityFigures implements Reporter {
         }
       }
     }
-    process.stdout.write(`\n${this.format(ssrf, fuzz, files, findings)}\n`);
+    process.stdout.write(`\n${this.format(ssrf, fuzz, files, findings)}\n${formatTenancy(tenancy)}\n`);
   }
 
   private format(
@@ -130,7 +161,7 @@ export default class SecurityFigures implements Reporter {
     }
     if (fuzz.size === 0) out.push("  (no fuzzing ran)");
 
-    out.push("", "Regression tests of the review's findings:");
+    out.push("", "Regression tests of the hardening review's findings (issue 14; the tenancy files are counted below):");
     for (const [file, t] of [...files].sort())
       out.push(`  ${file}: ${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped`);
     if (files.size === 0) out.push("  (no security-*.test.ts file ran)");
@@ -145,4 +176,19 @@ export default class SecurityFigures implements Reporter {
     out.push(`findings covered (tests that name them ran, none failed): ${covered.length} of ${Object.keys(FINDINGS).length}`);
     return out.join("\n");
   }
+}
+
+/** The tenancy part: each finding of issue 30, its tests in file mode and in Redis + S3 mode. */
+function formatTenancy(tenancy: Map<string, Tally>): string {
+  const out = ["", "Tenancy (two projects against each other; file mode | Redis + S3 mode):"];
+  const cell = (t: Tally | undefined) => (t ? `${t.passed} passed, ${t.failed} failed` : "none ran");
+  let covered = 0;
+  for (const [n, title] of Object.entries(TENANCY)) {
+    const file = tenancy.get(`${n} file`);
+    const redis = tenancy.get(`${n} redis`);
+    if ([file, redis].every((t) => t && t.passed > 0 && t.failed === 0)) covered++;
+    out.push(`  finding ${n} (${title}): ${cell(file)} | ${cell(redis)}`);
+  }
+  out.push(`tenancy findings covered in both modes (tests ran, none failed): ${covered} of ${Object.keys(TENANCY).length}`);
+  return out.join("\n");
 }
