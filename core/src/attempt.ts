@@ -13,6 +13,7 @@ import { pageSettings, pageTarget } from "./page/settings.js";
 import type { AdBlocker, AdblockLists } from "./prepare/adblock/index.js";
 import type { FormatterRegistry } from "./registry.js";
 import { renderAddress } from "./render-address.js";
+import { beforeStore } from "./run-gate.js";
 import type { RendererSettings } from "./settings.js";
 import { SIDE_FILES, type SideFormatters, sideRenders } from "./side-renders.js";
 import { withTimeout } from "./util/timeout.js";
@@ -20,6 +21,8 @@ import { withTimeout } from "./util/timeout.js";
 /** Everything one attempt needs, chosen by the renderer. */
 export interface AttemptPlan {
   renderId: string;
+  /** Which attempt of the render this is (1 for the first). */
+  attempt: number;
   options: RenderOptions & Record<string, unknown>;
   engine: Engine;
   formatter: Formatter;
@@ -149,6 +152,7 @@ export async function runAttempt(plan: AttemptPlan, deps: AttemptDeps, signal: A
   let key = `${plan.renderId}.${format.extension}`;
   let size: number;
   let address: { url: string; path?: string };
+  await beforeStore(deps.settings, plan);
   if (destination) {
     ({ size } = await destination.put(body.body, meta));
     key = destination.key;

@@ -1,6 +1,7 @@
 import { join, resolve } from "node:path";
 import type { DestinationResolver } from "./contracts/destination.js";
 import type { EgressLimits } from "./contracts/engine.js";
+import type { RunGate } from "./contracts/run-gate.js";
 import type { FinalRenderEvent, RenderEvent } from "./events.js";
 import type { AddressPolicyOptions } from "./network/address-policy.js";
 import { DEFAULT_EGRESS_LIMITS } from "./network/egress-limits.js";
@@ -67,6 +68,16 @@ export interface RendererSettings {
    * renderer's storage. Without it those options are refused.
    */
   destination?: DestinationResolver;
+  /**
+   * Asked whether a queued render may still run, for what can change while it waits (the server:
+   * its project was disabled). Asked before each attempt starts (before `render.started`, before
+   * the page opens) and before the attempt stores each file (side files and the render itself).
+   * A `RenderError` it throws ends the render `failed` with that code at once: not retried,
+   * nothing more stored, one final event. Any other error (its state unreachable, no answer in
+   * 10 s) leaves the render not done: the queue hands it out again (`JobNotDone`). Default: none,
+   * every render runs.
+   */
+  runGate?: RunGate;
 }
 
 /** The egress caps, defaults filled in; a cap below 1 would refuse every request, so it is an error. */
@@ -99,5 +110,6 @@ export function resolveSettings(input: Partial<RendererSettings> = {}): Renderer
     finalEvent: input.finalEvent,
     record: input.record,
     destination: input.destination,
+    runGate: input.runGate,
   };
 }
