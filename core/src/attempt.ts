@@ -13,6 +13,7 @@ import { pageSettings, pageTarget } from "./page/settings.js";
 import type { AdBlocker, AdblockLists } from "./prepare/adblock/index.js";
 import type { FormatterRegistry } from "./registry.js";
 import { renderAddress } from "./render-address.js";
+import { beforeStore } from "./run-gate.js";
 import type { RendererSettings } from "./settings.js";
 import { SIDE_FILES, type SideFormatters, sideRenders } from "./side-renders.js";
 import { storeOrFail } from "./store-failure.js";
@@ -21,6 +22,8 @@ import { withTimeout } from "./util/timeout.js";
 /** Everything one attempt needs, chosen by the renderer. */
 export interface AttemptPlan {
   renderId: string;
+  /** Which attempt of the render this is (1 for the first). */
+  attempt: number;
   options: RenderOptions & Record<string, unknown>;
   engine: Engine;
   formatter: Formatter;
@@ -170,6 +173,7 @@ async function attempt(plan: AttemptPlan, deps: AttemptDeps, signal: AbortSignal
   let key = `${plan.renderId}.${format.extension}`;
   let size: number;
   let address: { url: string; path?: string };
+  await beforeStore(deps.settings, plan);
   const store = (put: () => Promise<{ size: number }>) => storeOrFail(put, body.body, deps.logger, plan.renderId);
   if (destination) {
     ({ size } = await store(() => destination.put(body.body, meta)));

@@ -17,6 +17,7 @@ import type { AdblockLists } from "./prepare/adblock/index.js";
 import type { EngineRegistry, FormatterRegistry } from "./registry.js";
 import { RenderEvents, type RenderListener } from "./render-events.js";
 import { checkRequest } from "./request-checks.js";
+import { askRunGate } from "./run-gate.js";
 import type { RendererSettings } from "./settings.js";
 import { newRenderId, type RenderOrigin } from "./util/ids.js";
 import { raceSignal, withTimeout } from "./util/timeout.js";
@@ -240,20 +241,32 @@ export class Renderer {
       return;
     }
     const startTime = Date.now();
-    const options = await this.openOptions(job, startTime, info);
+    // Asked before anything of this run happens (with the options as queued: the gate needs no
+    // secret), also for a job past its last attempt: a render the gate refuses ends with the gate's
+    // reason, whatever else befell it.
+    const gate = (attempt: number) =>
+      askRunGate(settings, { renderId: job.id, options: job.data.options, job: info, attempt, stage: "start" });
+    let lastError: RenderError | undefined = await gate(job.attempt);
+    const admitted = lastError === undefined;
+    const options = admitted ? await this.openOptions(job, startTime, info) : job.data.options;
     if (!options) return;
     // Redelivered by a durable queue after the process died mid-attempt (DESIGN §2 "retrying").
-    if (job.attempt > 1 && job.attempt <= settings.maxAttempts) {
+    if (admitted && job.attempt > 1 && job.attempt <= settings.maxAttempts) {
       const reason = "The process stopped during the previous attempt";
       await this.events.emit({ type: "render.retrying", renderId: job.id, attempt: job.attempt, reason, at: startTime }, info);
     }
-    let lastError: RenderError | undefined;
     // `global_timeout`: every attempt and retry of this run, from its start (the queue wait excluded).
     const deadline = options.globalTimeout === undefined ? undefined : startTime + options.globalTimeout;
-    for (let attempt = job.attempt; attempt <= settings.maxAttempts; attempt++) {
+    for (let attempt = job.attempt; admitted && attempt <= settings.maxAttempts; attempt++) {
       const left = deadline === undefined ? Number.POSITIVE_INFINITY : deadline - Date.now();
       if (left <= 0) {
         lastError = globalTimeoutError(options.globalTimeout ?? 0);
+        break;
+      }
+      // A retry is asked about again: what the gate checks may have changed since the last attempt.
+      const refused = attempt > job.attempt ? await gate(attempt) : undefined;
+      if (refused) {
+        lastError = refused;
         break;
       }
       await this.events.emit({ type: "render.started", renderId: job.id, attempt, at: Date.now() }, info);
@@ -266,7 +279,7 @@ export class Renderer {
         checkCapabilities(engine, spec);
         const side = this.parts.formatters;
         const policy = this.basePolicy.fork();
-        const plan = { renderId: job.id, options, engine, formatter, format: spec, policy, side, job: info };
+        const plan = { renderId: job.id, attempt, options, engine, formatter, format: spec, policy, side, job: info };
         // The attempt closes its page on abort; the race lets the render move on even if that hangs.
         const outcome = await raceSignal(runAttempt(plan, this.parts, controller.signal), controller.signal);
         const endTime = Date.now();

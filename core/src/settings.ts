@@ -1,6 +1,7 @@
 import { join, resolve } from "node:path";
 import type { DestinationResolver } from "./contracts/destination.js";
 import type { EgressLimits } from "./contracts/engine.js";
+import type { RunGate } from "./contracts/run-gate.js";
 import type { FinalRenderEvent, RenderEvent } from "./events.js";
 import type { JobSecrets } from "./job-secrets.js";
 import type { AddressPolicyOptions } from "./network/address-policy.js";
@@ -76,6 +77,16 @@ export interface RendererSettings {
    * are queued as given (the in-memory queue holds nothing at rest).
    */
   jobSecrets?: JobSecrets;
+  /**
+   * Asked whether a queued render may still run, for what can change while it waits (the server:
+   * its project was disabled). Asked before each attempt starts (before `render.started`, before
+   * the page opens) and before the attempt stores each file (side files and the render itself).
+   * A `RenderError` it throws ends the render `failed` with that code at once: not retried,
+   * nothing more stored, one final event. Any other error (its state unreachable, no answer in
+   * 10 s) leaves the render not done: the queue hands it out again (`JobNotDone`). Default: none,
+   * every render runs.
+   */
+  runGate?: RunGate;
 }
 
 /** The egress caps, defaults filled in; a cap below 1 would refuse every request, so it is an error. */
@@ -109,5 +120,6 @@ export function resolveSettings(input: Partial<RendererSettings> = {}): Renderer
     record: input.record,
     destination: input.destination,
     jobSecrets: input.jobSecrets,
+    runGate: input.runGate,
   };
 }

@@ -6,6 +6,7 @@ import { renderTtlSeconds } from "./options/catalogue-output.js";
 import type { PresignedSide } from "./options/catalogue-storage.js";
 import { extractMetadata } from "./page/metadata.js";
 import { renderAddress } from "./render-address.js";
+import { beforeStore } from "./run-gate.js";
 import { savedCookies } from "./side/cookies.js";
 import { savedHeaders } from "./side/headers.js";
 import { extractLinks } from "./side/links.js";
@@ -59,6 +60,7 @@ export async function sideRenders(
   // `<id>-<token>.<ext>` or `<id>-<token>-<what>.<ext>` (the server serves one dot, after the name):
   // a fresh random token per file, so no side file's address follows from the render's or another's.
   const store = async (suffix: string, contentType: string, body: Uint8Array, side?: PresignedSide): Promise<string> => {
+    await beforeStore(deps.settings, plan);
     // The caller's own address (`s3_presigned_url_<side>`) when given: the result names it.
     const elsewhere = side ? await sideDestination(plan, deps, side) : undefined;
     if (elsewhere) {

@@ -14,6 +14,7 @@ import { Destinations } from "./destinations.js";
 import { RateLimits } from "./http/rate-limit.js";
 import { serverJobSecrets } from "./job-secrets.js";
 import { loadPlugins } from "./load-plugins.js";
+import { projectRunGate } from "./project-gate.js";
 import type { ProjectStore } from "./projects.js";
 import { RenderStore } from "./state/file-records.js";
 import { MemoryProjectLoad, type ProjectLoad } from "./state/load.js";
@@ -192,6 +193,8 @@ export async function compose(config: ServerConfig, options: ComposeOptions): Pr
       },
       destination: destinations.resolve,
       jobSecrets: serverJobSecrets(masterKey),
+      // A render whose project was disabled while it waited or ran does not run on, or store.
+      runGate: projectRunGate(projects),
     });
     const sweeper = setInterval(() => void records.sweep().catch(() => undefined), 3_600_000);
     sweeper.unref();

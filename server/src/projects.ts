@@ -178,16 +178,38 @@ export class ProjectStore {
     this.checkedAt = now;
     const version = await this.doc.version().catch(() => this.loadedVersion);
     if (version === "0" || version === this.loadedVersion) return false;
+    return this.reloadOrKeep();
+  }
+
+  /**
+   * The project as the projects document has it now (the run gate of queued renders): re-reads
+   * the projects when they changed, checked on every call (one stat, or one Redis read), so a
+   * render does not start after its project was disabled however recently. Throws when the
+   * document's version cannot be read (Redis unreachable): the caller waits rather than decide on
+   * projects that may be stale. A document that changed but cannot be read keeps the projects
+   * loaded, as `refreshIfChanged` does.
+   */
+  async current(id: string): Promise<Project | undefined> {
+    if (this.doc) {
+      const version = await this.doc.version();
+      if (version !== "0" && version !== this.loadedVersion) await this.reloadOrKeep();
+    }
+    return this.byId(id);
+  }
+
+  /** Re-reads the projects; on failure keeps those loaded (logged) and resolves false. */
+  private async reloadOrKeep(): Promise<boolean> {
+    const source = this.doc?.source ?? "config";
     try {
       await this.reload();
     } catch (error) {
       this.logger?.warn("the projects changed but could not be read; keeping the projects loaded", {
-        source: this.doc.source,
+        source,
         error: error instanceof Error ? error.message : String(error),
       });
       return false;
     }
-    this.logger?.info("projects reloaded", { source: this.doc.source, count: this.entries.length });
+    this.logger?.info("projects reloaded", { source, count: this.entries.length });
     return true;
   }
 

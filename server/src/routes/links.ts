@@ -105,6 +105,8 @@ function checkLinkFormat(project: Project, format: string): void {
 }
 
 async function linkProject(ctx: AppContext, key: string): Promise<Project> {
+  // At most once a second, as for API keys: a project disabled by the CLI is refused here too.
+  await ctx.projects.refreshIfChanged();
   let project = ctx.projects.byPublishableKey(key);
   if (!project && (await ctx.projects.refreshIfChanged())) project = ctx.projects.byPublishableKey(key);
   if (!project) throw new RenderError("ApiKeyNotFound", "Unknown publishable key in the render link");
