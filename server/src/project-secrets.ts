@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "@renderkit/core";
 import { ConfigError } from "./config.js";
@@ -85,6 +85,8 @@ export async function loadMasterKey(
   }
   const hex = randomBytes(32).toString("hex");
   try {
+    // An API node in Redis mode may never have written to its data directory before.
+    await mkdir(dataDir, { recursive: true, mode: 0o700 });
     await writeFileExclusive(path, `${hex}\n`);
     logger?.info("generated a master key (it seals the projects' keys and the caller secrets of queued renders); back it up", {
       file: path,
