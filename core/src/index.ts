@@ -4,7 +4,7 @@
  */
 import "reflect-metadata";
 
-export type { AddressChecker, Denial, ResolvedAddress } from "./contracts/address.js";
+export type { AddressChecker, Denial, ResolvedAddress, UpstreamProxy } from "./contracts/address.js";
 export type { DestinationRequest, DestinationResolver, RenderDestination } from "./contracts/destination.js";
 export type {
   Box,

@@ -2,7 +2,7 @@ import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from "node:fs/promi
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Logger, RequestInfo } from "@renderkit/core";
-import { AdblockLists, type AdblockSettings, type AdblockTuning } from "@renderkit/core/chromium";
+import { AdblockLists, type AdblockSettings, type AdblockTuning } from "@renderkit/core/internal";
 import { type FixtureServer, startFixtureServer } from "@renderkit/core/testing";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 

@@ -3,17 +3,17 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "@renderkit/core";
+import { ChromiumProcess, findChromium } from "@renderkit/core/chromium";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+// The sandbox decision is the runtime's own, not an engine's: `/chromium` does not export it.
 import {
-  ChromiumProcess,
   chromiumUser,
   decideSandbox,
-  findChromium,
   type SandboxFacts,
   sandboxFailure,
   sandboxLine,
   sandboxMode,
-} from "@renderkit/core/chromium";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+} from "../dist/chromium/browser/chromium-sandbox.js";
 
 const BASE: SandboxFacts = {
   uid: 1000,

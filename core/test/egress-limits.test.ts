@@ -2,9 +2,11 @@ import { once } from "node:events";
 import { type IncomingMessage, request, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { AddressPolicy, type PageSettings } from "@renderkit/core";
-import { authorizedHeaders, ConnectionSlots, type EgressSession, openEgressSession, pageHeaders } from "@renderkit/core/chromium";
+import { authorizedHeaders, type EgressSession, openEgressSession, pageHeaders } from "@renderkit/core/chromium";
 import { type FixtureServer, startFixtureServer } from "@renderkit/core/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+// The egress proxy's own slots, not an engine's: `/chromium` does not export them.
+import { ConnectionSlots } from "../dist/chromium/network/egress-caps.js";
 
 /** Opens a CONNECT tunnel through the session; resolves with the proxy's status and the socket. */
 async function tunnel(session: EgressSession, authority: string): Promise<{ status: number; socket: Socket }> {

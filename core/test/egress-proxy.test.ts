@@ -2,9 +2,11 @@ import { once } from "node:events";
 import { type IncomingMessage, request } from "node:http";
 import type { Socket } from "node:net";
 import { AddressPolicy } from "@renderkit/core";
-import { DENIED_HEADER, type EgressSession, openEgressSession } from "@renderkit/core/chromium";
+import { type EgressSession, openEgressSession } from "@renderkit/core/chromium";
 import { type FixtureServer, readAll, startFixtureServer } from "@renderkit/core/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+// The header the proxy marks its refusals with is the runtime's own: `/chromium` does not export it.
+import { DENIED_HEADER } from "../dist/chromium/network/egress-proxy.js";
 
 interface Answer {
   status: number;

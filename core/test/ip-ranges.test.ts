@@ -1,4 +1,4 @@
-import { isPublicAddress } from "@renderkit/core/chromium";
+import { isPublicAddress } from "@renderkit/core/internal";
 import { describe, expect, it } from "vitest";
 
 /** One address inside every non-public range of DESIGN §5 (and the reserved ones beside them). */

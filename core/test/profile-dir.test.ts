@@ -2,9 +2,9 @@ import { mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ChromiumProcess } from "../src/browser/chromium-process.js";
-import { findChromium } from "../src/browser/find-chromium.js";
-import { profileBase } from "../src/browser/profile-dir.js";
+import { ChromiumProcess } from "../src/chromium/browser/chromium-process.js";
+import { findChromium } from "../src/chromium/browser/find-chromium.js";
+import { profileBase } from "../src/chromium/browser/profile-dir.js";
 
 describe("profileBase", () => {
   it("keeps a temp directory short enough for Chromium's socket", () => {

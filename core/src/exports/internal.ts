@@ -11,6 +11,7 @@ export { PdfFormatter, pdfSettings } from "../defaults/pdf-formatter.js";
 export { PAPER_SIZES, type PaperSize, PDF_FORMAT_OPTIONS, PDF_RULES } from "../defaults/pdf-options.js";
 export { openSecretOptions, sealSecretOptions, secretOptionNames } from "../job-secrets.js";
 export type { Denial } from "../network/address-policy.js";
+export { isPublicAddress } from "../network/ip-ranges.js";
 export { policyLookup } from "../network/pinned-lookup.js";
 export { CORE_OPTIONS } from "../options/catalogue.js";
 export { BLOCK_KINDS, MAX_HEIGHT, PAGE_OPTIONS } from "../options/catalogue-page.js";
@@ -18,6 +19,8 @@ export { checkObjectKey, checkStorageOptions, S3_STORAGE_CLASSES, STORAGE_OPTION
 export { CORE_RULES, checkCombinations } from "../options/combinations.js";
 export { type FormatOnlyOption, formatOnlyOptions, ignoredForFormat, mergeOptionTables } from "../options/format-only.js";
 export { camelize, coerceOption, lengthToPx } from "../options/parse.js";
+export { AdblockLists, type AdblockSettings, type AdblockTuning } from "../prepare/adblock/index.js";
+export { type ConsentMode, type ConsentReport, consentInitScript, settleConsent } from "../prepare/consent/index.js";
 export { EngineRegistry, FormatterRegistry } from "../registry.js";
 export { RenderEvents } from "../render-events.js";
 export { DEFAULT_ADBLOCK_LISTS, DEFAULT_EGRESS_LIMITS, MIN_EGRESS_CONNECTIONS, resolveSettings } from "../settings.js";
@@ -25,6 +28,7 @@ export { PRIVATE_SIDE_SUFFIXES, privateSideFileRender, sideFileKey } from "../si
 export { storeFailure } from "../store-failure.js";
 export { isSafeId, newRenderId } from "../util/ids.js";
 export { type LazyModule, lazyModule } from "../util/lazy-module.js";
+export { listenOnLoopback } from "../util/listen.js";
 export { Semaphore } from "../util/semaphore.js";
 export { sweepStaleTempDirs } from "../util/temp-dir.js";
 export { sleep } from "../util/timeout.js";

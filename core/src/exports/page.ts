@@ -1,6 +1,7 @@
 /**
  * `@renderkit/core/page`: building blocks for formatters, working on any engine's `PageSession`:
- * screenshots in sections, pre-scroll, snapshots, shape values. Experimental: may change in a minor release.
+ * screenshots in sections, pre-scroll, snapshots, shape values; and for engines, whatever the
+ * browser: a driver's cookie as a `PageCookie`. Experimental: may change in a minor release.
  */
 export {
   type Capture,
@@ -22,4 +23,5 @@ export { forOption, PRESCROLL_BUDGET_MS } from "../page/prepare.js";
 export { MAX_CLIP_WIDTH, MAX_PAD, type Padding, parseClip, parsePadding } from "../page/shape-values.js";
 export { IMAGE_WAIT_MS, type PreScrollReport, type PreScrollSettings, preScroll } from "../prepare/scroll.js";
 export { hasVisibleContent, nextFrames } from "../prepare/visible-content.js";
+export { type DriverCookie, pageCookie } from "../side/cookies.js";
 export { ownedTempDir } from "../util/temp-dir.js";

@@ -64,14 +64,3 @@ export function parseProxy(value: string): UpstreamProxy {
   if (port < 1 || port > 65_535) throw bad("has a port outside 1-65535");
   return { ...proxy, host: host.replace(/\.$/, ""), port };
 }
-
-/** `host:port` of the proxy, IPv6 in brackets (for messages and CONNECT lines). */
-export function authority(host: string, port: number): string {
-  return `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
-}
-
-/** The `Proxy-Authorization` value for the proxy's credentials, if it has any. */
-export function proxyAuthorization(proxy: UpstreamProxy): string | undefined {
-  if (proxy.username === undefined) return undefined;
-  return `Basic ${Buffer.from(`${proxy.username}:${proxy.password ?? ""}`, "utf8").toString("base64")}`;
-}

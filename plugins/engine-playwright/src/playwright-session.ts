@@ -18,10 +18,10 @@ import {
   type DevtoolsSession,
   type LoadedParts,
   NEXT_FRAME,
-  pageCookie,
   type ScreencastChannel,
   startCdpScreencast,
 } from "@renderkit/core/chromium";
+import { pageCookie } from "@renderkit/core/page";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { devtoolsLinkOf } from "./connection.js";
 import { driverTimeout } from "./driver.js";

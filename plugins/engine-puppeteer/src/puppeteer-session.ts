@@ -16,9 +16,9 @@ import {
   captureOrRetry,
   type LoadedParts,
   NEXT_FRAME,
-  pageCookie,
   startCdpScreencast,
 } from "@renderkit/core/chromium";
+import { pageCookie } from "@renderkit/core/page";
 import type { BrowserContext, CDPSession, ElementHandle, KeyInput, Page, Protocol } from "puppeteer-core";
 import { driverTimeout } from "./driver.js";
 import { isGone, translateError } from "./errors.js";

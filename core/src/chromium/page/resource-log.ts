@@ -1,4 +1,4 @@
-import type { ResourceRecord, ResourceReport } from "../contracts/engine.js";
+import type { ResourceRecord, ResourceReport } from "../../index.js";
 import { DENIED_HEADER } from "../network/egress-proxy.js";
 
 /** Most requests listed; later ones are only counted (a page may make 100,000). */

@@ -1,8 +1,6 @@
-import type { Box, PageResponse, ResourceReport } from "../contracts/engine.js";
-import { RenderError } from "../errors.js";
+import { type Box, type PageResponse, RenderError, type ResourceReport, withTimeout } from "../../index.js";
 import type { EgressSession } from "../network/egress-proxy.js";
 import type { ResourceLog } from "../page/resource-log.js";
-import { withTimeout } from "../util/timeout.js";
 
 /** What a loaded page hands its session, whatever the driver. */
 export interface LoadedParts {

@@ -1,5 +1,4 @@
-import type { CookieSpec, PageTarget } from "../contracts/engine.js";
-import { RenderError } from "../errors.js";
+import { type CookieSpec, type PageTarget, RenderError } from "../../index.js";
 
 /**
  * A cookie of the `cookies` option and where it applies: its own Domain, or, without one, the

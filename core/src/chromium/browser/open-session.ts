@@ -1,4 +1,4 @@
-import type { PageSettings, PageTarget } from "../contracts/engine.js";
+import type { PageSettings, PageTarget } from "../../index.js";
 import { checkTarget } from "../network/check-target.js";
 import type { BrowserLease, BrowserPool } from "./browser-pool.js";
 

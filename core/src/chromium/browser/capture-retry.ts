@@ -1,4 +1,4 @@
-import { withTimeout } from "../util/timeout.js";
+import { withTimeout } from "../../index.js";
 
 /** What Chromium answers a capture when it had no frame of the page to copy. */
 const NO_FRAME = "Unable to capture screenshot";

@@ -1,5 +1,4 @@
-import type { AddressChecker } from "../contracts/address.js";
-import { RenderError } from "../errors.js";
+import { type AddressChecker, RenderError } from "../../index.js";
 import { navigationFailure } from "../network/navigation-failure.js";
 
 /**

@@ -1,8 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { chownSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { Logger } from "../contracts/logger.js";
-import { RenderError } from "../errors.js";
+import { type Logger, RenderError } from "../../index.js";
 import { CHROMIUM_FLAGS } from "./chromium-flags.js";
 import {
   type ChromiumUser,

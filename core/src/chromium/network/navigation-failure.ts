@@ -1,5 +1,4 @@
-import type { AddressChecker } from "../contracts/address.js";
-import { RenderError } from "../errors.js";
+import { type AddressChecker, RenderError } from "../../index.js";
 import { DENIED_HEADER, UNREACHABLE_HEADER } from "./egress-proxy.js";
 
 /** Error text engines throw when the main document came back with the proxy's `DENIED_HEADER`. */

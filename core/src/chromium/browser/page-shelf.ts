@@ -1,7 +1,6 @@
 import { availableParallelism } from "node:os";
-import type { PageSettings, PageTarget } from "../contracts/engine.js";
+import { type PageSettings, type PageTarget, withTimeout } from "../../index.js";
 import { pageHeaders } from "../network/authorization.js";
-import { withTimeout } from "../util/timeout.js";
 
 /**
  * The settings a browser context or a page's emulation fixes when it is made (the rest is said

@@ -5,14 +5,24 @@ import {
   type IncomingMessage,
   type OutgoingHttpHeaders,
 } from "node:http";
-import { connect, type Socket } from "node:net";
-import type { ResolvedAddress } from "./address-policy.js";
-import { authority, proxyAuthorization, type UpstreamProxy } from "./upstream-proxy.js";
+import { connect, isIP, type Socket } from "node:net";
+import type { ResolvedAddress, UpstreamProxy } from "../../index.js";
 
 /** How long the upstream proxy has to connect and answer a CONNECT, in ms. */
 const HANDSHAKE_TIMEOUT_MS = 30_000;
 /** Largest CONNECT answer head accepted from the upstream proxy. */
 const MAX_HEAD = 16 * 1024;
+
+/** `host:port` of the proxy, IPv6 in brackets (for messages and CONNECT lines). */
+export function authority(host: string, port: number): string {
+  return `${isIP(host) === 6 ? `[${host}]` : host}:${port}`;
+}
+
+/** The `Proxy-Authorization` value for the proxy's credentials, if it has any. */
+export function proxyAuthorization(proxy: UpstreamProxy): string | undefined {
+  if (proxy.username === undefined) return undefined;
+  return `Basic ${Buffer.from(`${proxy.username}:${proxy.password ?? ""}`, "utf8").toString("base64")}`;
+}
 
 /** Why the upstream proxy did not carry a request (for the render's error). */
 export class UpstreamFailure extends Error {}

@@ -1,4 +1,4 @@
-import type { Screencast, ScreencastFrame, ScreencastSettings } from "../contracts/engine.js";
+import type { Screencast, ScreencastFrame, ScreencastSettings } from "../../index.js";
 
 /** `Page.screencastFrame` as far as renderkit reads it. */
 export interface ScreencastFrameEvent {

@@ -1,11 +1,16 @@
-import type { AddressChecker } from "../contracts/address.js";
-import type { PageResponse, PageSettings, PageTarget } from "../contracts/engine.js";
-import type { RenderError } from "../errors.js";
+import {
+  type AddressChecker,
+  type PageResponse,
+  type PageSettings,
+  type PageTarget,
+  type RenderError,
+  raceSignal,
+  withTimeout,
+} from "../../index.js";
 import { type EgressSession, openEgressSession } from "../network/egress-proxy.js";
 import { checkProxyAnswer, type DevtoolsChannel, watchMainDocument } from "../network/navigation-failure.js";
 import { NetworkIdle, type WatchRequests } from "../page/network-idle.js";
 import type { ResourceLog } from "../page/resource-log.js";
-import { raceSignal, withTimeout } from "../util/timeout.js";
 
 /** The page events both drivers can wait for; the request-count waits are `NetworkIdle`'s. */
 export type DriverWaitUntil = "domcontentloaded" | "load";

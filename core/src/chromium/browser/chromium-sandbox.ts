@@ -1,6 +1,5 @@
 import { readFileSync } from "node:fs";
-import type { Logger } from "../contracts/logger.js";
-import { RenderError } from "../errors.js";
+import { type Logger, RenderError } from "../../index.js";
 
 /**
  * `RENDERKIT_CHROMIUM_SANDBOX`: `auto` (default) runs Chromium with its sandbox wherever it can

@@ -1,11 +1,9 @@
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { connect, type Socket } from "node:net";
-import type { AddressChecker } from "../contracts/address.js";
-import type { RenderError } from "../errors.js";
-import { listenOnLoopback } from "../util/listen.js";
-import { ConnectionSlots, DEFAULT_EGRESS_LIMITS, type EgressLimits, overByteCap, type ReleaseSlot } from "./egress-limits.js";
-import { requestThrough, tunnelThrough, type UpstreamRoute } from "./upstream-connect.js";
-import { authority, type UpstreamProxy } from "./upstream-proxy.js";
+import { DEFAULT_EGRESS_LIMITS, listenOnLoopback } from "../../exports/internal.js";
+import type { AddressChecker, EgressLimits, RenderError, UpstreamProxy } from "../../index.js";
+import { ConnectionSlots, overByteCap, type ReleaseSlot } from "./egress-caps.js";
+import { authority, requestThrough, tunnelThrough, type UpstreamRoute } from "./upstream-connect.js";
 
 /** Header on the proxy's own refusals, so engines can tell them from the site's answers. */
 export const DENIED_HEADER = "x-renderkit-denied";
@@ -74,11 +72,11 @@ function busy(res: ServerResponse): void {
 }
 
 /**
- * Opens a loopback HTTP proxy that enforces `policy` (DESIGN §5) for plain requests and CONNECT
- * tunnels, connecting to the address the policy pinned, never to a fresh DNS answer. With
- * `upstream` (the `proxy` option) every request the policy allowed is forwarded through that
- * proxy instead, whose own address the policy vets too: CONNECT to the pinned address for
- * tunnels, absolute-form requests naming the host for plain http, both with its credentials.
+ * Opens a loopback HTTP proxy that enforces `policy` (docs/security.md, "Defences") for plain
+ * requests and CONNECT tunnels, connecting to the address the policy pinned, never to a fresh DNS
+ * answer. With `upstream` (the `proxy` option) every request the policy allowed is forwarded
+ * through that proxy instead, whose own address the policy vets too: CONNECT to the pinned address
+ * for tunnels, absolute-form requests naming the host for plain http, both with its credentials.
  *
  * `limits` bound what the page takes: past `maxBytes` received, every connection is cut, later
  * ones are refused and `limitError` holds the render's error; at most `maxConnections` upstream

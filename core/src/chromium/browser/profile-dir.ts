@@ -1,6 +1,6 @@
 import { accessSync, constants } from "node:fs";
 import { tmpdir } from "node:os";
-import { RenderError } from "../errors.js";
+import { RenderError } from "../../index.js";
 
 /**
  * Longest Unix socket path (`sun_path` less its terminating NUL). Chromium puts its singleton

@@ -1,7 +1,5 @@
-import type { PageSettings, PageTarget } from "../contracts/engine.js";
-import { isRenderError, RenderError } from "../errors.js";
-import { probeProxy } from "./upstream-connect.js";
-import { authority } from "./upstream-proxy.js";
+import { isRenderError, type PageSettings, type PageTarget, RenderError } from "../../index.js";
+import { authority, probeProxy } from "./upstream-connect.js";
 
 /**
  * Checks the upstream proxy (`proxy` option) like any target: its address must pass the policy

@@ -1,5 +1,4 @@
-import type { PageSettings } from "../contracts/engine.js";
-import { RenderError } from "../errors.js";
+import { type PageSettings, RenderError } from "../../index.js";
 
 /** Subscribes to a page's request start and end events; returns the unsubscribe. */
 export type WatchRequests = (started: () => void, ended: () => void) => () => void;

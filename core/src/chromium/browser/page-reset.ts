@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { AddressPolicy } from "../network/address-policy.js";
+import { AddressPolicy, withTimeout } from "../../index.js";
 import type { EgressSession } from "../network/egress-proxy.js";
-import { withTimeout } from "../util/timeout.js";
 
 /*
  * The reset of a page reused for the next render of its project (`PageShelf`, `reuseKey`):

@@ -1,7 +1,7 @@
 import { accessSync, constants, readdirSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
-import { RenderError } from "../errors.js";
+import { RenderError } from "../../index.js";
 
 function executable(path: string): boolean {
   try {
@@ -27,7 +27,7 @@ function managedBrowsers(): string[] {
 }
 
 /**
- * Finds a Chromium to launch (DESIGN §4): the explicit path, `RENDERKIT_CHROMIUM`, Debian's
+ * Finds a Chromium to launch: the explicit path, `RENDERKIT_CHROMIUM`, Debian's
  * Chromium (the real binary first: the `/usr/bin/chromium` wrapper adds extension flags),
  * other common system paths, then a browser Playwright already downloaded. Never downloads.
  */

@@ -1,8 +1,5 @@
-import type { EngineStats } from "../contracts/engine.js";
-import type { Logger } from "../contracts/logger.js";
-import { RenderError } from "../errors.js";
-import { Semaphore } from "../util/semaphore.js";
-import { raceSignal } from "../util/timeout.js";
+import { Semaphore } from "../../exports/internal.js";
+import { type EngineStats, type Logger, RenderError, raceSignal } from "../../index.js";
 import { ChromiumProcess } from "./chromium-process.js";
 import { findChromium } from "./find-chromium.js";
 

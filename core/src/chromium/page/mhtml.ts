@@ -1,4 +1,4 @@
-import { RenderError } from "../errors.js";
+import { RenderError } from "../../index.js";
 
 /** Largest MHTML snapshot kept, in characters (base64 and quoted-printable text): 100 MB. */
 export const MAX_MHTML_CHARS = 100 * 1024 * 1024;

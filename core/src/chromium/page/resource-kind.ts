@@ -1,4 +1,4 @@
-import type { ResourceKind } from "../contracts/engine.js";
+import type { ResourceKind } from "../../index.js";
 
 const KINDS: ReadonlySet<string> = new Set<ResourceKind>([
   "document",

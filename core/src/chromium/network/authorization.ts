@@ -1,4 +1,4 @@
-import type { PageSettings, PageTarget } from "../contracts/engine.js";
+import type { PageSettings, PageTarget } from "../../index.js";
 
 /** The origin of an address; undefined when it has none (data:, blob:, about:...). */
 function originOf(url: string): string | undefined {
