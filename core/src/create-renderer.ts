@@ -16,6 +16,7 @@ import { mergeOptionTables } from "./options/format-only.js";
 import { indexTable } from "./options/parse.js";
 import type { OptionTable } from "./options/spec.js";
 import type { PluginManifest } from "./plugin.js";
+import { pluginContext } from "./plugin-context.js";
 import { AdblockLists } from "./prepare/adblock/index.js";
 import { EngineRegistry, FormatterRegistry } from "./registry.js";
 import { Renderer } from "./renderer.js";
@@ -52,7 +53,7 @@ export async function createRenderer(options: CreateRendererOptions = {}): Promi
   for (const plugin of plugins) {
     if (names.has(plugin.name)) throw new Error(`Plugin ${plugin.name} is registered twice`);
     names.add(plugin.name);
-    await plugin.register({ container, settings, logger });
+    await plugin.register(pluginContext(plugin, container, settings, logger));
   }
   if (!container.isRegistered(STORAGE))
     container.register(STORAGE, { useValue: new FsStorage(join(settings.dataDir, "renders")) });
