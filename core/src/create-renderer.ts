@@ -5,6 +5,7 @@ import type { Formatter } from "./contracts/formatter.js";
 import type { Logger } from "./contracts/logger.js";
 import type { Queue } from "./contracts/queue.js";
 import type { Storage } from "./contracts/storage.js";
+import { checkCoreRange } from "./core-version.js";
 import { ConsoleLogger } from "./defaults/console-logger.js";
 import { FsStorage } from "./defaults/fs-storage.js";
 import { HtmlFormatter } from "./defaults/html-formatter.js";
@@ -40,10 +41,12 @@ function optionTable(formatters: readonly Formatter[]): OptionTable {
 /**
  * Builds a renderer in its own child container: plugins register first, then the built-in
  * defaults fill what is missing (fs storage under `dataDir/renders`, an in-process queue,
- * the PDF format). Two renderers in one process share nothing.
+ * the PDF format). Two renderers in one process share nothing. A plugin made for another core
+ * (`PluginManifest.core`) is refused before any plugin registers.
  */
 export async function createRenderer(options: CreateRendererOptions = {}): Promise<Renderer> {
   const { plugins = [], logger = new ConsoleLogger(), ...rest } = options;
+  for (const plugin of plugins) checkCoreRange(plugin);
   const settings = resolveSettings(rest);
   const container = rootContainer.createChildContainer();
   container.register(SETTINGS, { useValue: settings });

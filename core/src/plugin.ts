@@ -26,6 +26,12 @@ export interface PluginContext {
 export interface PluginManifest {
   /** Package-style name, used in logs and duplicate checks. */
   readonly name: string;
+  /**
+   * The versions of `@renderkit/core` the plugin works with, as an npm range (`"^0.1.0"`, the
+   * range of its `peerDependencies`). `createRenderer` refuses the plugin when this core is
+   * outside it; without it, no check.
+   */
+  readonly core?: string;
   /** Puts the plugin's objects into the renderer's container. No global side effects. */
   register(context: PluginContext): void | Promise<void>;
 }
