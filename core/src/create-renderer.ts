@@ -5,6 +5,7 @@ import type { Formatter } from "./contracts/formatter.js";
 import type { Logger } from "./contracts/logger.js";
 import type { Queue } from "./contracts/queue.js";
 import type { Storage } from "./contracts/storage.js";
+import { checkCoreRange } from "./core-version.js";
 import { ConsoleLogger } from "./defaults/console-logger.js";
 import { FsStorage } from "./defaults/fs-storage.js";
 import { HtmlFormatter } from "./defaults/html-formatter.js";
@@ -16,6 +17,7 @@ import { mergeOptionTables } from "./options/format-only.js";
 import { indexTable } from "./options/parse.js";
 import type { OptionTable } from "./options/spec.js";
 import type { PluginManifest } from "./plugin.js";
+import { pluginContext } from "./plugin-context.js";
 import { AdblockLists } from "./prepare/adblock/index.js";
 import { EngineRegistry, FormatterRegistry } from "./registry.js";
 import { Renderer } from "./renderer.js";
@@ -39,10 +41,12 @@ function optionTable(formatters: readonly Formatter[]): OptionTable {
 /**
  * Builds a renderer in its own child container: plugins register first, then the built-in
  * defaults fill what is missing (fs storage under `dataDir/renders`, an in-process queue,
- * the PDF format). Two renderers in one process share nothing.
+ * the PDF format). Two renderers in one process share nothing. A plugin made for another core
+ * (`PluginManifest.core`) is refused before any plugin registers.
  */
 export async function createRenderer(options: CreateRendererOptions = {}): Promise<Renderer> {
   const { plugins = [], logger = new ConsoleLogger(), ...rest } = options;
+  for (const plugin of plugins) checkCoreRange(plugin);
   const settings = resolveSettings(rest);
   const container = rootContainer.createChildContainer();
   container.register(SETTINGS, { useValue: settings });
@@ -52,7 +56,7 @@ export async function createRenderer(options: CreateRendererOptions = {}): Promi
   for (const plugin of plugins) {
     if (names.has(plugin.name)) throw new Error(`Plugin ${plugin.name} is registered twice`);
     names.add(plugin.name);
-    await plugin.register({ container, settings, logger });
+    await plugin.register(pluginContext(plugin, container, settings, logger));
   }
   if (!container.isRegistered(STORAGE))
     container.register(STORAGE, { useValue: new FsStorage(join(settings.dataDir, "renders")) });

@@ -38,6 +38,7 @@ export type { Notifier } from "./contracts/notifier.js";
 export { type JobHandler, JobNotDone, type Queue, type QueueCounts, type QueueJob } from "./contracts/queue.js";
 export type { RunGate, RunGateRequest } from "./contracts/run-gate.js";
 export type { ByteRange, Storage, StoredMeta, StoredObject } from "./contracts/storage.js";
+export { CORE_VERSION } from "./core-version.js";
 export { type CreateRendererOptions, createRenderer } from "./create-renderer.js";
 export { ConsoleLogger } from "./defaults/console-logger.js";
 export { assertStorageKey } from "./defaults/fs-storage.js";

@@ -7,7 +7,10 @@ import type { Queue } from "./contracts/queue.js";
 import type { Storage } from "./contracts/storage.js";
 import type { RendererSettings } from "./settings.js";
 
-/** Tokens plugins register under, in the renderer's own child container. */
+/**
+ * Tokens plugins register under, in the renderer's own child container: a ready-made object
+ * with `context.provide(TOKEN, value)`, a class through `context.container`.
+ */
 export const ENGINE: InjectionToken<Engine> = Symbol.for("renderkit.engine");
 export const FORMATTER: InjectionToken<Formatter> = Symbol.for("renderkit.formatter");
 export const STORAGE: InjectionToken<Storage> = Symbol.for("renderkit.storage");

@@ -87,9 +87,11 @@ export class MemoryStorage {
 /** `createRenderer({ plugins: [playwright(), memoryStorage({ maxBytes })] })` */
 export const memoryStorage = definePlugin((options = {}) => ({
   name: "example/storage-memory",
-  register({ container }) {
-    // Registering STORAGE replaces the built-in file storage for this renderer only.
-    container.register(STORAGE, { useValue: new MemoryStorage(options) });
+  // The cores it works with (its peerDependencies range): another core refuses it at start.
+  core: "^0.1.0",
+  register({ provide }) {
+    // Providing STORAGE replaces the built-in file storage for this renderer only.
+    provide(STORAGE, new MemoryStorage(options));
   },
 }));
 // The server's `plugins` config calls the default export with the entry's `options`.

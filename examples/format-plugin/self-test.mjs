@@ -66,20 +66,23 @@ try {
   await assert.rejects(createRenderer({ plugins: [playwright(), textFormat(), textFormat()], dataDir, logger }), /twice/);
   const rival = definePlugin(() => ({
     name: "another/txt",
-    register({ container }) {
+    register({ provide }) {
       const formats = [{ format: "txt", contentType: "text/plain", extension: "txt", requires: [] }];
-      container.register(FORMATTER, {
-        useValue: { name: "another/txt", formats, render: async () => ({ body: new Uint8Array() }) },
-      });
+      provide(FORMATTER, { name: "another/txt", formats, render: async () => ({ body: new Uint8Array() }) });
     },
   }));
   await assert.rejects(createRenderer({ plugins: [playwright(), textFormat(), rival()], dataDir, logger }), /txt/);
+  // A plugin made for another core is refused too, naming it, its range and this core's version.
+  await assert.rejects(
+    createRenderer({ plugins: [playwright(), { ...textFormat(), core: "^99.0.0" }], dataDir, logger }),
+    /^Error: Plugin example\/format-text supports @renderkit\/core \^99\.0\.0, but this is @renderkit\/core \d+\.\d+\.\d+/,
+  );
   // One Chromium at a time: the embedded renderer's goes before the server starts its own.
   await renderer.close();
   renderer = undefined;
   await serverSelfTest(PAGE);
   console.log(
-    "self-test passed: txt on playwright and puppeteer, txt_max_chars, errors, duplicate format refused; " +
+    "self-test passed: txt on playwright and puppeteer, txt_max_chars, errors, duplicate format and another core refused; " +
       "in the server by package name: txt over HTTP, maxChars from its options",
   );
 } catch (error) {

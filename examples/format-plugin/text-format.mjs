@@ -56,8 +56,10 @@ class TextFormatter {
 /** `createRenderer({ plugins: [playwright(), textFormat({ maxChars })] })`; `maxChars` caps every request. */
 export const textFormat = definePlugin((settings = {}) => ({
   name: "example/format-text",
-  register({ container }) {
-    container.register(FORMATTER, { useValue: new TextFormatter({ maxChars: settings.maxChars ?? 1_000_000 }) });
+  // The cores it works with (its peerDependencies range): another core refuses it at start.
+  core: "^0.1.0",
+  register({ provide }) {
+    provide(FORMATTER, new TextFormatter({ maxChars: settings.maxChars ?? 1_000_000 }));
   },
 }));
 export default textFormat;

@@ -130,10 +130,12 @@ export const jsonLinesNotifier = definePlugin((options = {}) => {
   checkOptions(options);
   return {
     name: "example/notifier-jsonl",
-    register({ container, settings, logger }) {
+    // The cores it works with (its peerDependencies range): another core refuses it at start.
+    core: "^0.1.0",
+    register({ provide, settings, logger }) {
       const file = resolve(settings.dataDir, options.file ?? "render-events.jsonl");
       // NOTIFIER is a list: this one joins the others (the server's webhooks) instead of replacing them.
-      container.register(NOTIFIER, { useValue: new JsonLinesNotifier({ file, failuresOnly: options.failuresOnly, logger }) });
+      provide(NOTIFIER, new JsonLinesNotifier({ file, failuresOnly: options.failuresOnly, logger }));
     },
   };
 });

@@ -1,13 +1,13 @@
 import type { Logger, PluginContext, PluginManifest } from "@renderkit/core";
 import { RecordingLogger } from "@renderkit/core/testing";
 
-/** One `container.register(token, { useValue })` a plugin made. */
+/** One object a plugin registered: `provide(token, value)` or `container.register(token, { useValue })`. */
 export interface Registration {
   token: unknown;
   value: unknown;
 }
 
-/** Runs `plugin.register` with a container that only records what is registered. */
+/** Runs `plugin.register` with a context that only records what is registered. */
 export function registerPlugin(
   plugin: PluginManifest,
   settings: PluginContext["settings"],
@@ -17,6 +17,7 @@ export function registerPlugin(
   const container = {
     register: (token: unknown, provider: { useValue: unknown }) => registered.push({ token, value: provider.useValue }),
   } as unknown as PluginContext["container"];
-  plugin.register({ container, settings, logger });
+  const provide: PluginContext["provide"] = (token, value) => void registered.push({ token, value });
+  plugin.register({ provide, container, settings, logger });
   return registered;
 }

@@ -32,9 +32,9 @@ export const imageFormats = definePlugin((options: ImageFormatsOptions = {}) => 
   const concurrency = checkInteger("concurrency", options.concurrency ?? defaultConcurrency(), 1, 64);
   return {
     name: "@renderkit/format-image",
-    register({ container }) {
+    register({ provide }) {
       configureSharp(concurrency);
-      container.register(FORMATTER, { useValue: new ImageFormatter(encoder) });
+      provide(FORMATTER, new ImageFormatter(encoder));
     },
   };
 });

@@ -7,8 +7,8 @@ export const markdownFormat = definePlugin((settings: MarkdownFormatSettings = {
   checkMarkdownSettings(settings);
   return {
     name: "@renderkit/format-markdown",
-    register({ container }) {
-      container.register(FORMATTER, { useValue: new MarkdownFormatter(settings) });
+    register({ provide }) {
+      provide(FORMATTER, new MarkdownFormatter(settings));
     },
   };
 });

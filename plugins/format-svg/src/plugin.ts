@@ -28,8 +28,8 @@ export const svgFormat = definePlugin((options: SvgFormatOptions = {}) => {
   const pdftocairo = options.pdftocairoPath ?? (process.env.PDFTOCAIRO_PATH || "pdftocairo");
   return {
     name: "@renderkit/format-svg",
-    register({ container }) {
-      container.register(FORMATTER, { useValue: new SvgFormatter({ defaultMethod, pdftocairo, pdftocairoTimeoutMs: timeout }) });
+    register({ provide }) {
+      provide(FORMATTER, new SvgFormatter({ defaultMethod, pdftocairo, pdftocairoTimeoutMs: timeout }));
     },
   };
 });

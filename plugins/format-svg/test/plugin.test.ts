@@ -25,10 +25,7 @@ describe("svgFormat", () => {
     expect(r.formats).toContain("svg");
     const registered: SvgFormatter[] = [];
     await svgFormat().register({
-      container: {
-        register: (token: unknown, provider: { useValue: SvgFormatter }) =>
-          token === FORMATTER && registered.push(provider.useValue),
-      },
+      provide: (token: unknown, value: SvgFormatter) => token === FORMATTER && registered.push(value),
     } as never);
     expect(registered[0]?.formats).toEqual([
       { format: "svg", contentType: "image/svg+xml", extension: "svg", requires: ["pdf"] },

@@ -44,8 +44,8 @@ export const videoFormats = definePlugin((options: VideoFormatsOptions = {}) => 
   };
   return {
     name: "@renderkit/format-video",
-    register({ container }) {
-      container.register(FORMATTER, { useValue: new VideoFormatter(settings) });
+    register({ provide }) {
+      provide(FORMATTER, new VideoFormatter(settings));
     },
   };
 });

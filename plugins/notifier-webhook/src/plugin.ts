@@ -27,7 +27,7 @@ export const webhookNotifier = definePlugin((options: WebhookNotifierPluginOptio
   if (options.redis !== undefined) resolveRedis(options.redis);
   return {
     name: "@renderkit/notifier-webhook",
-    register({ container, settings, logger }) {
+    register({ provide, settings, logger }) {
       const shared = {
         ...options,
         allowPrivate: options.allowPrivate ?? settings.allowPrivateNetworks,
@@ -39,7 +39,7 @@ export const webhookNotifier = definePlugin((options: WebhookNotifierPluginOptio
         : new WebhookNotifier({ ...shared, dir: options.dir ?? join(settings.dataDir, "webhooks") });
       // The Redis address is not logged: it may carry a password.
       const where = notifier instanceof WebhookNotifier ? { dir: notifier.dir } : { prefix: notifier.prefix };
-      container.register(NOTIFIER, { useValue: notifier });
+      provide(NOTIFIER, notifier);
       queueMicrotask(() => {
         notifier
           .start()

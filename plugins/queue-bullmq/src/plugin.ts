@@ -11,13 +11,13 @@ export const bullmqQueue = definePlugin((options: BullMqQueueOptions) => {
   resolveOptions(options);
   return {
     name: "@renderkit/queue-bullmq",
-    register({ container, settings, logger }) {
+    register({ provide, settings, logger }) {
       const queue = new BullMqQueue({
         ...options,
         maxWaiting: options.maxWaiting ?? settings.maxQueued,
         logger: options.logger ?? logger,
       });
-      container.register(QUEUE, { useValue: queue });
+      provide(QUEUE, queue);
     },
   };
 });

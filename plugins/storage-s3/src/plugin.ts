@@ -10,8 +10,8 @@ export const s3Storage = definePlugin((options: S3StorageOptions) => {
   resolveOptions(options);
   return {
     name: "@renderkit/storage-s3",
-    register({ container }) {
-      container.register(STORAGE, { useValue: new S3Storage(options) });
+    register({ provide }) {
+      provide(STORAGE, new S3Storage(options));
     },
   };
 });
