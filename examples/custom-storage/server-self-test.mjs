@@ -3,14 +3,15 @@
 // has no public or signed address, so the `renderUrl` the client gets is the server's own
 // `/renders/<key>`, which reads the bytes back through the storage's `get` (whole, or a range).
 // Then what "in memory" means for an operator: after a restart the render is gone (404), and the
-// budget from the entry's `options` fails a render that does not fit, with the storage's message.
+// budget from the entry's `options` fails a render that does not fit: the client gets the
+// server's generic storage failure, the operator's log the storage's own message.
 
 import assert from "node:assert/strict";
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConsoleLogger } from "@renderkit/core";
-import { decodePng } from "@renderkit/core/testing";
+import { decodePng, RecordingLogger } from "@renderkit/core/testing";
 import { loadConfig, startServer } from "@renderkit/server";
 
 const PROJECT = {
@@ -31,7 +32,7 @@ async function render(base, body) {
 }
 
 /** Starts the server from a config file naming this package, with the storage's `options`. */
-async function start(dir, options) {
+async function start(dir, options, logger = new ConsoleLogger("silent")) {
   const configFile = join(dir, "renderkit.json");
   await writeFile(
     configFile,
@@ -47,7 +48,7 @@ async function start(dir, options) {
     }),
   );
   const config = await loadConfig({ file: configFile, env: {} });
-  return startServer(config, { logger: new ConsoleLogger("silent") });
+  return startServer(config, { logger });
 }
 
 /** Renders `page` (HTML, a blue background) to png through the server and fetches it back. */
@@ -79,15 +80,20 @@ export async function serverSelfTest(page) {
     assert.deepEqual(await readdir(join(dir, "data", "renders")).catch(() => []), []);
 
     // A restart (here with a budget too small for any render): the render is gone, and a render
-    // that does not fit fails with the storage's message instead of evicting anything.
+    // that does not fit fails instead of evicting anything. A storage's words may name its
+    // internals, so the client reads a generic failure and the server's log has the storage's message.
     await server.close();
-    server = await start(dir, { maxBytes: 100 });
+    const log = new RecordingLogger();
+    server = await start(dir, { maxBytes: 100 }, log);
     const gone = await fetch(`${server.url}${new URL(renderUrl).pathname}`);
     assert.equal(gone.status, 404, "renders in memory do not outlive the process");
     await gone.arrayBuffer();
     const full = await render(server.url, { html: page, format: "png", width: 400, height: 300 });
     assert.equal(full.status, 500, JSON.stringify(full.body));
-    assert.match(full.body.error.message, /memory storage is full \(100 bytes\)/);
+    assert.match(full.body.error.message, /^The render could not be stored: the storage failed/);
+    assert.doesNotMatch(full.body.error.message, /memory storage/);
+    const logged = log.entries.map((entry) => JSON.stringify(entry.fields)).join("\n");
+    assert.match(logged, /memory storage is full \(100 bytes\)/, "the operator's log has the storage's message");
     return { size };
   } finally {
     await server?.close();
