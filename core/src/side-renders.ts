@@ -1,9 +1,9 @@
 import type { AttemptDeps, AttemptPlan } from "./attempt.js";
+import type { PresignedSide } from "./contracts/destination.js";
 import type { PageSession } from "./contracts/engine.js";
 import type { FormatSpec, Formatter, SideRenderKind } from "./contracts/formatter.js";
 import { RenderError } from "./errors.js";
 import { renderTtlSeconds } from "./options/catalogue-output.js";
-import type { PresignedSide } from "./options/catalogue-storage.js";
 import { extractMetadata } from "./page/metadata.js";
 import { renderAddress } from "./render-address.js";
 import { beforeStore } from "./run-gate.js";
