@@ -1,4 +1,4 @@
-import type { AttemptDeps, AttemptPlan } from "./attempt.js";
+import type { AttemptDeps, AttemptPlan } from "./attempt-plan.js";
 import type { PresignedSide, RenderDestination } from "./contracts/destination.js";
 import { RenderError } from "./errors.js";
 import { PRESIGNED_SIDES } from "./options/catalogue-storage.js";
