@@ -47,6 +47,7 @@ step lint npm run --silent lint
 step typecheck npm run --silent typecheck
 step circular npm run --silent circular
 step options-doc node scripts/gen-options-doc.mjs --check
+step options-type node scripts/gen-render-options.mjs --check
 step compat-doc node scripts/gen-compat-doc.mjs --check
 # Video capture follows the page's paints in real time, which a second test file's Chromium on the
 # same two cores starves: those checks run afterwards, alone.

@@ -1,47 +1,20 @@
-import type { AddressChecker } from "./contracts/address.js";
+import type { AttemptDeps, AttemptPlan } from "./attempt-plan.js";
 import type { RenderDestination } from "./contracts/destination.js";
 import type { Engine, PageSettings } from "./contracts/engine.js";
 import type { FormatSpec, Formatter } from "./contracts/formatter.js";
-import type { RenderJobInfo } from "./contracts/job.js";
-import type { Logger } from "./contracts/logger.js";
-import type { Storage } from "./contracts/storage.js";
+import type { RenderOptions } from "./contracts/render-options.js";
 import { RenderError } from "./errors.js";
-import type { RenderOptions } from "./options/catalogue.js";
 import { renderTtlSeconds } from "./options/catalogue-output.js";
 import { preparationBudgetMs, preparePage } from "./page/prepare.js";
 import { pageSettings, pageTarget } from "./page/settings.js";
-import type { AdBlocker, AdblockLists } from "./prepare/adblock/index.js";
+import type { AdBlocker } from "./prepare/adblock/index.js";
 import type { FormatterRegistry } from "./registry.js";
 import { renderAddress } from "./render-address.js";
 import { beforeStore } from "./run-gate.js";
 import type { RendererSettings } from "./settings.js";
-import { SIDE_FILES, type SideFormatters, sideRenders } from "./side-renders.js";
+import { SIDE_FILES, sideRenders } from "./side-renders.js";
 import { storeOrFail } from "./store-failure.js";
 import { withTimeout } from "./util/timeout.js";
-
-/** Everything one attempt needs, chosen by the renderer. */
-export interface AttemptPlan {
-  renderId: string;
-  /** Which attempt of the render this is (1 for the first). */
-  attempt: number;
-  options: RenderOptions & Record<string, unknown>;
-  engine: Engine;
-  formatter: Formatter;
-  format: FormatSpec;
-  policy: AddressChecker;
-  /** Formatters side renders use (`save_markdown`). */
-  side?: SideFormatters;
-  /** What the submitter told about the render, for the destination resolver. */
-  job?: RenderJobInfo;
-}
-
-export interface AttemptDeps {
-  storage: Storage;
-  settings: RendererSettings;
-  logger: Logger;
-  /** The renderer's filter lists (`block_ads`). */
-  adblock?: AdblockLists;
-}
 
 export interface AttemptOutcome {
   key: string;

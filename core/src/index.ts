@@ -31,11 +31,26 @@ export type {
   ScreenshotSettings,
   WaitUntil,
 } from "./contracts/engine.js";
+export type { FinalRenderEvent, RenderEvent, RenderResult, RenderStatus } from "./contracts/events.js";
 export type { FormatContext, FormatOptions, FormatOutput, FormatSpec, Formatter, SideRenderKind } from "./contracts/formatter.js";
 export type { RenderJobInfo } from "./contracts/job.js";
 export type { Logger } from "./contracts/logger.js";
 export type { Notifier } from "./contracts/notifier.js";
+export type { OptionRule } from "./contracts/option-rule.js";
+export type {
+  BooleanSpec,
+  EnumSpec,
+  FormatOnly,
+  LengthSpec,
+  NumberSpec,
+  OptionSpec,
+  OptionsOf,
+  OptionTable,
+  StringListSpec,
+  StringSpec,
+} from "./contracts/option-spec.js";
 export { type JobHandler, JobNotDone, type Queue, type QueueCounts, type QueueJob } from "./contracts/queue.js";
+export type { RenderOptions } from "./contracts/render-options.js";
 export type { RunGate, RunGateRequest } from "./contracts/run-gate.js";
 export type { ByteRange, Storage, StoredMeta, StoredObject } from "./contracts/storage.js";
 export { CORE_VERSION } from "./core-version.js";
@@ -43,12 +58,9 @@ export { type CreateRendererOptions, createRenderer } from "./create-renderer.js
 export { ConsoleLogger } from "./defaults/console-logger.js";
 export { assertStorageKey } from "./defaults/fs-storage.js";
 export { ERROR_CODES, type ErrorCode, isRenderError, RenderError, toRenderError } from "./errors.js";
-export type { FinalRenderEvent, RenderEvent, RenderResult, RenderStatus } from "./events.js";
 export { type JobSecrets, keyedJobSecrets } from "./job-secrets.js";
 export { AddressPolicy, type AddressPolicyOptions, type Lookup } from "./network/address-policy.js";
 export { hostAndPort, pinnedLookup } from "./network/pinned-lookup.js";
-export type { RenderOptions } from "./options/catalogue.js";
-export type { OptionRule } from "./options/combinations.js";
 export { type ParsedOptions, parseOptions, snakeName } from "./options/parse.js";
 export * from "./options/spec.js";
 export { definePlugin, type PluginContext, type PluginManifest } from "./plugin.js";

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
-import type { OptionTable } from "./options/spec.js";
+import type { OptionTable } from "./contracts/option-spec.js";
 
 /**
  * Seals the caller's secret options (`OptionSpec.secret`: `authorization`, `proxy`, `headers`,

@@ -1,7 +1,7 @@
 import type { Engine } from "./contracts/engine.js";
 import type { FormatSpec, Formatter, SideRenderKind } from "./contracts/formatter.js";
+import type { OptionRule } from "./contracts/option-rule.js";
 import { RenderError } from "./errors.js";
-import type { OptionRule } from "./options/combinations.js";
 
 /** Engines keyed by name; the first registered is the default. Duplicate names fail at boot. */
 export class EngineRegistry {

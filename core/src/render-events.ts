@@ -1,8 +1,8 @@
+import type { FinalRenderEvent, RenderEvent } from "./contracts/events.js";
 import type { RenderJobInfo } from "./contracts/job.js";
 import type { Logger } from "./contracts/logger.js";
 import type { Notifier } from "./contracts/notifier.js";
 import { JobNotDone } from "./contracts/queue.js";
-import type { FinalRenderEvent, RenderEvent } from "./events.js";
 import { withTimeout } from "./util/timeout.js";
 
 /**

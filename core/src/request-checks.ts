@@ -1,11 +1,11 @@
 import { checkCapabilities } from "./attempt.js";
+import type { OptionTable } from "./contracts/option-spec.js";
 import { RenderError } from "./errors.js";
 import { checkTtl } from "./options/catalogue-output.js";
 import { checkObjectKey, checkSideUploads, checkStorageOptions } from "./options/catalogue-storage.js";
 import { checkCombinations } from "./options/combinations.js";
 import { ignoredForFormat } from "./options/format-only.js";
 import type { ParsedOptions } from "./options/parse.js";
-import type { OptionTable } from "./options/spec.js";
 import { checkPageOptions } from "./page/prepare.js";
 import type { EngineRegistry, FormatterRegistry } from "./registry.js";
 import type { RendererSettings } from "./settings.js";

@@ -1,7 +1,7 @@
-import type { AttemptDeps, AttemptPlan } from "./attempt.js";
-import type { RenderDestination } from "./contracts/destination.js";
+import type { AttemptDeps, AttemptPlan } from "./attempt-plan.js";
+import type { PresignedSide, RenderDestination } from "./contracts/destination.js";
 import { RenderError } from "./errors.js";
-import { PRESIGNED_SIDES, type PresignedSide } from "./options/catalogue-storage.js";
+import { PRESIGNED_SIDES } from "./options/catalogue-storage.js";
 import { snakeName } from "./options/names.js";
 
 /**

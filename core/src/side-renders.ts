@@ -1,9 +1,9 @@
-import type { AttemptDeps, AttemptPlan } from "./attempt.js";
+import type { AttemptDeps, AttemptPlan, SideFormatters } from "./attempt-plan.js";
+import type { PresignedSide } from "./contracts/destination.js";
 import type { PageSession } from "./contracts/engine.js";
-import type { FormatSpec, Formatter, SideRenderKind } from "./contracts/formatter.js";
+import type { SideRenderKind } from "./contracts/formatter.js";
 import { RenderError } from "./errors.js";
 import { renderTtlSeconds } from "./options/catalogue-output.js";
-import type { PresignedSide } from "./options/catalogue-storage.js";
 import { extractMetadata } from "./page/metadata.js";
 import { renderAddress } from "./render-address.js";
 import { beforeStore } from "./run-gate.js";
@@ -13,11 +13,6 @@ import { extractLinks } from "./side/links.js";
 import { isPrivateSuffix, sideFileKey } from "./side/side-keys.js";
 import { sideDestination } from "./side-destination.js";
 import { storeOrFail } from "./store-failure.js";
-
-/** The formats whose output is a side file (`FormatSpec.sideRender`): the formatter registry. */
-export interface SideFormatters {
-  side(kind: SideRenderKind): { formatter: Formatter; spec: FormatSpec } | undefined;
-}
 
 /** The side files a format can stand for: the option asking for each, and the result field of its address. */
 export const SIDE_FILES = [

@@ -1,9 +1,14 @@
 import type { Readable } from "node:stream";
-import type { RenderOptions } from "../options/catalogue.js";
-import type { PresignedSide } from "../options/catalogue-storage.js";
 import type { FormatSpec } from "./formatter.js";
 import type { RenderJobInfo } from "./job.js";
+import type { RenderOptions } from "./render-options.js";
 import type { StoredMeta } from "./storage.js";
+
+/**
+ * A side file that can go to an address the caller signed instead of the renderer's storage
+ * (`s3_presigned_url_html`...; each one's option is in `PRESIGNED_SIDES`).
+ */
+export type PresignedSide = "html" | "markdown" | "metadata" | "mhtml" | "resourceInfo";
 
 /**
  * Where one render's file goes instead of the renderer's storage: a project's own bucket

@@ -1,9 +1,9 @@
 import type { Readable } from "node:stream";
-import type { RenderOptions } from "../options/catalogue.js";
-import type { OptionRule } from "../options/combinations.js";
-import type { OptionsOf, OptionTable } from "../options/spec.js";
 import type { EngineCapability, PageSession, PageSettings } from "./engine.js";
 import type { Logger } from "./logger.js";
+import type { OptionRule } from "./option-rule.js";
+import type { OptionsOf, OptionTable } from "./option-spec.js";
+import type { RenderOptions } from "./render-options.js";
 
 /** A format a formatter produces. */
 export interface FormatSpec {

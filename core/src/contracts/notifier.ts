@@ -1,4 +1,4 @@
-import type { RenderEvent } from "../events.js";
+import type { RenderEvent } from "./events.js";
 
 /** Tells the outside world that a render ended (webhooks, message buses). */
 export interface Notifier {

@@ -1,5 +1,5 @@
-import type { RenderOptions } from "../options/catalogue.js";
 import type { RenderJobInfo } from "./job.js";
+import type { RenderOptions } from "./render-options.js";
 
 /** What the run gate is asked about: one render at one point of one attempt. */
 export interface RunGateRequest {

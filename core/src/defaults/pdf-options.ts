@@ -1,4 +1,4 @@
-import type { OptionRule } from "../options/combinations.js";
+import type { OptionRule } from "../contracts/option-rule.js";
 import { bool, formatOnly, length, num, oneOf, str } from "../options/spec.js";
 
 /** PDF paper sizes (width × height in mm, portrait). */

@@ -1,5 +1,4 @@
 import { RenderError } from "../errors.js";
-import type { RendererSettings } from "../settings.js";
 import { bool, num } from "./spec.js";
 
 /** Bounds of `ttl` in seconds (options-catalogue.md): one minute to 30 days. */
@@ -17,13 +16,13 @@ export const OUTPUT_OPTIONS = {
   ),
 } as const;
 
-/** Seconds a render's files are kept: `ttl`, else the server's render lifetime. */
-export function renderTtlSeconds(options: { ttl?: number }, settings: Pick<RendererSettings, "renderTtlSeconds">): number {
+/** Seconds a render's files are kept: `ttl`, else the server's render lifetime (`RendererSettings.renderTtlSeconds`). */
+export function renderTtlSeconds(options: { ttl?: number }, settings: { renderTtlSeconds: number }): number {
   return options.ttl ?? settings.renderTtlSeconds;
 }
 
 /** Refuses a `ttl` longer than the server keeps renders (400 `InvalidTtl`): files are never cut short silently. */
-export function checkTtl(options: { ttl?: number }, settings: Pick<RendererSettings, "renderTtlSeconds">): void {
+export function checkTtl(options: { ttl?: number }, settings: { renderTtlSeconds: number }): void {
   if (options.ttl === undefined || options.ttl <= settings.renderTtlSeconds) return;
   throw new RenderError(
     "InvalidTtl",

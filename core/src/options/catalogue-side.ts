@@ -1,4 +1,4 @@
-import type { OptionRule } from "./combinations.js";
+import type { OptionRule } from "../contracts/option-rule.js";
 import { bool } from "./spec.js";
 
 /** Side render options (issue 11): save_cookies, save_headers, save_links, save_resource_info, save_mhtml. Merged into `CORE_OPTIONS`; names and defaults follow options-catalogue.md. */

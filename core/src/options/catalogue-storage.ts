@@ -1,6 +1,7 @@
+import type { PresignedSide } from "../contracts/destination.js";
+import type { OptionRule } from "../contracts/option-rule.js";
 import { isStorageKey, STORAGE_KEY_RULE } from "../defaults/fs-storage.js";
 import { RenderError } from "../errors.js";
-import type { OptionRule } from "./combinations.js";
 import { snakeName } from "./names.js";
 import { bool, oneOf, str } from "./spec.js";
 
@@ -64,9 +65,6 @@ export const STORAGE_OPTIONS = {
     secret: true,
   }),
 } as const;
-
-/** A side file that can go to an address the caller signed instead of the renderer's storage. */
-export type PresignedSide = "html" | "markdown" | "metadata" | "mhtml" | "resourceInfo";
 
 /**
  * Each side file's upload option and the `save_*` option it needs. A render in the format that

@@ -1,5 +1,5 @@
+import type { OptionRule } from "../contracts/option-rule.js";
 import { MAX_PROXY_LENGTH } from "../network/upstream-proxy.js";
-import type { OptionRule } from "./combinations.js";
 import { num, str } from "./spec.js";
 
 /** Longest accepted `platform` value. */

@@ -1,4 +1,4 @@
-import type { OptionRule } from "./combinations.js";
+import type { OptionRule } from "../contracts/option-rule.js";
 import { bool, num, oneOf, str, strings } from "./spec.js";
 
 /** Bounds of `global_timeout` in ms. */

@@ -1,5 +1,5 @@
+import type { OptionRule } from "../contracts/option-rule.js";
 import { RenderError } from "../errors.js";
-import type { OptionRule } from "./combinations.js";
 import { str, strings } from "./spec.js";
 import { xpathSyntaxError } from "./xpath-syntax.js";
 

@@ -1,3 +1,5 @@
+import type { OptionsOf } from "../contracts/option-spec.js";
+import type { RenderOptions } from "../contracts/render-options.js";
 import { OUTPUT_OPTIONS } from "./catalogue-output.js";
 import { PAGE_OPTIONS } from "./catalogue-page.js";
 import { SIDE_OPTIONS } from "./catalogue-side.js";
@@ -5,7 +7,7 @@ import { STORAGE_OPTIONS } from "./catalogue-storage.js";
 import { TARGET_OPTIONS } from "./catalogue-target.js";
 import { WAIT_OPTIONS } from "./catalogue-wait.js";
 import { XPATH_OPTIONS } from "./catalogue-xpath.js";
-import { bool, num, type OptionsOf, oneOf, str, strings } from "./spec.js";
+import { bool, num, oneOf, str, strings } from "./spec.js";
 
 /**
  * The core's request options (names and defaults of options-catalogue.md, in camelCase).
@@ -92,5 +94,13 @@ export const CORE_OPTIONS = {
   ...XPATH_OPTIONS,
 } as const;
 
-/** Parsed core options (defaults applied). */
-export type RenderOptions = OptionsOf<typeof CORE_OPTIONS>;
+/**
+ * `RenderOptions`, the parsed core options, is generated from this catalogue into
+ * contracts/render-options.ts (by scripts/gen-render-options.mjs), so that contracts need not
+ * import the catalogue. `_GeneratedIsCatalogue` fails to compile when the two types differ (a
+ * name, a type, an option required or not): then run `npm run docs`.
+ */
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type Fields<T> = { [K in keyof T]: T[K] };
+type Holds<T extends true> = T;
+type _GeneratedIsCatalogue = Holds<Same<Fields<OptionsOf<typeof CORE_OPTIONS>>, RenderOptions>>;

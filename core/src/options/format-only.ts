@@ -1,6 +1,6 @@
+import type { FormatOnly, OptionSpec, OptionTable } from "../contracts/option-spec.js";
 import { RenderError } from "../errors.js";
 import { snakeName } from "./names.js";
-import type { FormatOnly, OptionSpec, OptionTable } from "./spec.js";
 
 /** An option of the table that only some formats read, with its name. */
 export interface FormatOnlyOption extends FormatOnly {

@@ -1,7 +1,7 @@
+import type { OptionSpec, OptionTable } from "../contracts/option-spec.js";
+import type { RenderOptions } from "../contracts/render-options.js";
 import { RenderError } from "../errors.js";
-import type { RenderOptions } from "./catalogue.js";
 import { camelize, snakeName } from "./names.js";
-import type { OptionSpec, OptionTable } from "./spec.js";
 
 /** Result of parsing a request: validated options and the names that were ignored. */
 export interface ParsedOptions {

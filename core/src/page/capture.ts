@@ -1,6 +1,6 @@
 import type { Box, PageSession } from "../contracts/engine.js";
+import type { RenderOptions } from "../contracts/render-options.js";
 import { RenderError } from "../errors.js";
-import type { RenderOptions } from "../options/catalogue.js";
 import { abortReason } from "../util/timeout.js";
 import { forOption } from "./option-errors.js";
 import { parseClip } from "./shape-values.js";

@@ -1,8 +1,8 @@
 import type { PageSession } from "../contracts/engine.js";
 import type { FormatSpec } from "../contracts/formatter.js";
 import type { Logger } from "../contracts/logger.js";
+import type { RenderOptions } from "../contracts/render-options.js";
 import { RenderError } from "../errors.js";
-import type { RenderOptions } from "../options/catalogue.js";
 import { checkXPathOptions } from "../options/catalogue-xpath.js";
 import type { AdBlocker } from "../prepare/adblock/index.js";
 import { checkBlockPatterns } from "../prepare/blocking.js";

@@ -1,8 +1,8 @@
 import type { AddressChecker } from "../contracts/address.js";
 import type { CookieSpec, PageSettings, PageTarget } from "../contracts/engine.js";
+import type { RenderOptions } from "../contracts/render-options.js";
 import { RenderError } from "../errors.js";
 import { parseProxy } from "../network/upstream-proxy.js";
-import type { RenderOptions } from "../options/catalogue.js";
 import type { AdBlocker } from "../prepare/adblock/index.js";
 import { blockingFilter } from "../prepare/blocking.js";
 import { consentInitScript, consentMode } from "../prepare/consent/index.js";

@@ -1,6 +1,6 @@
 import type { RequestFilter, RequestInfo, ResourceKind } from "../contracts/engine.js";
+import type { RenderOptions } from "../contracts/render-options.js";
 import { RenderError } from "../errors.js";
-import type { RenderOptions } from "../options/catalogue.js";
 import { BLOCK_KINDS } from "../options/catalogue-page.js";
 import type { AdBlocker } from "./adblock/index.js";
 

@@ -1,6 +1,6 @@
 import type { PageSession } from "../contracts/engine.js";
+import type { RenderOptions } from "../contracts/render-options.js";
 import { RenderError } from "../errors.js";
-import type { RenderOptions } from "../options/catalogue.js";
 import { isScrollOffset, shownXPath } from "../options/catalogue-xpath.js";
 import { forOption, pageError } from "../page/option-errors.js";
 import { abortReason } from "../util/timeout.js";

@@ -1,6 +1,6 @@
 import type { PageSession } from "../contracts/engine.js";
+import type { RenderOptions } from "../contracts/render-options.js";
 import { RenderError } from "../errors.js";
-import type { RenderOptions } from "../options/catalogue.js";
 import { FINISH_ANIMATIONS_SOURCE, NO_ANIMATION_CSS } from "./page-scripts.js";
 
 /**

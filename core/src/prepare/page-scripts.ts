@@ -1,4 +1,4 @@
-import type { RenderOptions } from "../options/catalogue.js";
+import type { RenderOptions } from "../contracts/render-options.js";
 
 /**
  * Init scripts of the page options (issue 11), run in every frame before the page's own scripts:

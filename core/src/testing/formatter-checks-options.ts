@@ -1,8 +1,8 @@
 import { expect } from "vitest";
 import type { FormatSpec, Formatter } from "../contracts/formatter.js";
+import type { OptionSpec } from "../contracts/option-spec.js";
 import { camelize, snakeName } from "../options/names.js";
 import { indexTable, parseOptions } from "../options/parse.js";
-import type { OptionSpec } from "../options/spec.js";
 import { expectRenderError } from "./assertions.js";
 import type { FormatterHarness } from "./formatter-harness.js";
 

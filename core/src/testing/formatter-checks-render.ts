@@ -1,6 +1,6 @@
 import { expect } from "vitest";
+import type { RenderResult } from "../contracts/events.js";
 import type { FormatSpec } from "../contracts/formatter.js";
-import type { RenderResult } from "../events.js";
 import { expectRenderError } from "./assertions.js";
 import { BUSY_PAGE_JS } from "./formatter-fixture.js";
 import type { FormatterHarness } from "./formatter-harness.js";

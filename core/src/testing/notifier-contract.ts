@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { describe, expect, it, vi } from "vitest";
+import type { FinalRenderEvent } from "../contracts/events.js";
 import type { Notifier } from "../contracts/notifier.js";
-import type { FinalRenderEvent } from "../events.js";
 
 /** A notifier with its receiving side, as `make` builds it. */
 export interface NotifierUnderTest {

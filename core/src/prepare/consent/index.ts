@@ -1,7 +1,7 @@
 import type { PageSession } from "../../contracts/engine.js";
 import type { Logger } from "../../contracts/logger.js";
+import type { RenderOptions } from "../../contracts/render-options.js";
 import { RenderError } from "../../errors.js";
-import type { RenderOptions } from "../../options/catalogue.js";
 import { abortReason } from "../../util/timeout.js";
 import { agentScript } from "./agent.js";
 import { autoconsentContentScript, optInRuleSet, optOutRuleSet } from "./assets.js";

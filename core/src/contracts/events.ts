@@ -1,9 +1,9 @@
-import type { RenderJobInfo } from "./contracts/job.js";
+import type { RenderJobInfo } from "./job.js";
 
-/** Public states of a render (spec "States and transitions"). */
+/** Public states of a render (docs/api.md "States"). */
 export type RenderStatus = "created" | "retrying" | "succeeded" | "failed";
 
-/** What a finished render produced (spec "Render result fields", units of DESIGN §2). */
+/** What a finished render produced (docs/api.md "Endpoints" gives the fields and their units). */
 export interface RenderResult {
   renderId: string;
   /** Address of the stored render. */
