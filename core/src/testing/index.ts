@@ -8,7 +8,12 @@ export { A4_PDF } from "./engine-checks-capture.js";
 export { engineContract } from "./engine-contract.js";
 export { colourHtml, SCRIPTED_HTML } from "./engine-fixture.js";
 export { type EngineContractOptions, EngineHarness } from "./engine-harness.js";
-export { engineLifecycleContract, type LifecycleEngine, type LifecycleOptions } from "./engine-lifecycle.js";
+export {
+  type EngineLifecycleContractOptions,
+  engineLifecycleContract,
+  type LifecycleEngine,
+  type LifecycleOptions,
+} from "./engine-lifecycle.js";
 export { type FixtureRequest, type FixtureRoute, type FixtureServer, startFixtureServer } from "./fixture-server.js";
 export { formatterContract } from "./formatter-contract.js";
 export { FIXTURE_BACKGROUND, FIXTURE_TEXT } from "./formatter-fixture.js";
@@ -22,6 +27,6 @@ export {
 } from "./notifier-contract.js";
 export { makePageSettings } from "./page-settings.js";
 export { type DecodedPng, decodePng, isPng, pngSize } from "./png.js";
-export { queueContract, queueJob } from "./queue-contract.js";
+export { type QueueContractOptions, queueContract, queueJob } from "./queue-contract.js";
 export { type LogEntry, RecordingLogger } from "./recording-logger.js";
 export { type StorageContractOptions, storageContract } from "./storage-contract.js";
