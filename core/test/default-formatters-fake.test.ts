@@ -9,10 +9,9 @@ import { expect } from "vitest";
 /** The formatters `createRenderer` fills in, registered as a plugin would (the renderer then adds none of its own). */
 const builtInFormats = definePlugin(() => ({
   name: "@renderkit/core built-in formats",
-  register({ container }) {
-    for (const formatter of [new PdfFormatter(), new HtmlFormatter(), new MhtmlFormatter()]) {
-      container.register(FORMATTER, { useValue: formatter as Formatter });
-    }
+  register({ provide }) {
+    for (const formatter of [new PdfFormatter(), new HtmlFormatter(), new MhtmlFormatter()])
+      provide(FORMATTER, formatter as Formatter);
   },
 }));
 

@@ -45,13 +45,11 @@ export async function fakeRenderer(settings: CreateRendererOptions = {}, parts: 
   const notified: FinalRenderEvent[] = [];
   const recording = definePlugin(() => ({
     name: "test/recording-notifier",
-    register({ container }) {
-      container.register(NOTIFIER, {
-        useValue: {
-          name: "recording",
-          notify: async (event: FinalRenderEvent) => {
-            notified.push(event);
-          },
+    register({ provide }) {
+      provide(NOTIFIER, {
+        name: "recording",
+        notify: async (event: FinalRenderEvent) => {
+          notified.push(event);
         },
       });
     },

@@ -53,8 +53,8 @@ class RedeliveringQueue implements Queue {
 const redelivering = (attempt: number) =>
   definePlugin(() => ({
     name: "test/redelivering-queue",
-    register({ container }) {
-      container.register(QUEUE, { useValue: new RedeliveringQueue(attempt) });
+    register({ provide }) {
+      provide(QUEUE, new RedeliveringQueue(attempt));
     },
   }))();
 

@@ -146,7 +146,7 @@ export class FakeEngine implements Engine {
  */
 export const fakeEngine = definePlugin((engine: FakeEngine | FakeEngineOptions = {}) => ({
   name: "@renderkit/core/testing fake engine",
-  register({ container }) {
-    container.register(ENGINE, { useValue: engine instanceof FakeEngine ? engine : new FakeEngine(engine) });
+  register({ provide }) {
+    provide(ENGINE, engine instanceof FakeEngine ? engine : new FakeEngine(engine));
   },
 }));
