@@ -35,7 +35,7 @@ async function collect(dir: string, concurrency = 1): Promise<{ queue: FsQueue; 
   return { queue, seen };
 }
 
-queueContract("FsQueue", async () => new FsQueue(await tempDir()));
+queueContract({ name: "FsQueue", make: async () => new FsQueue(await tempDir()) });
 
 describe("FsQueue durability", () => {
   it("keeps jobs added before a close without start (waited for or not), and delivers them once on the next start", async () => {

@@ -16,7 +16,7 @@ afterAll(async () => {
   await Promise.all(roots.map((root) => rm(root, { recursive: true, force: true })));
 });
 
-storageContract("FsStorage", async () => new FsStorage(await tempRoot()));
+storageContract({ name: "FsStorage", make: async () => new FsStorage(await tempRoot()) });
 
 describe("FsStorage specifics", () => {
   let root: string;

@@ -2,7 +2,7 @@ import { MemoryQueue } from "@renderkit/core/internal";
 import { expectRenderError, queueContract, queueJob } from "@renderkit/core/testing";
 import { describe, expect, it } from "vitest";
 
-queueContract("MemoryQueue", () => new MemoryQueue());
+queueContract({ name: "MemoryQueue", make: () => new MemoryQueue() });
 
 describe("MemoryQueue specifics", () => {
   it("refuses jobs beyond maxWaiting with a retryable ServiceUnavailable", async () => {

@@ -45,7 +45,7 @@ export function lifecycleChecks(h: EngineHarness): void {
   });
 
   h.check("engine.close() closes open pages and browsers; open() launches lazily", async () => {
-    const engine = await h.make();
+    const engine = await h.options.make();
     let session: PageSession | undefined;
     try {
       expect(engine.stats().browsers).toBe(0);

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe } from "vitest";
-import type { Engine } from "../contracts/engine.js";
 import { captureChecks } from "./engine-checks-capture.js";
 import { interactChecks } from "./engine-checks-interact.js";
 import { lifecycleChecks } from "./engine-checks-lifecycle.js";
@@ -16,14 +15,14 @@ import { startFixtureServer } from "./fixture-server.js";
  * fixture and a forbidden one) and allows only the fixture's `127.0.0.1:<port>`; `make` is
  * called once for the shared engine and once more for the shutdown check.
  */
-export function engineContract(name: string, make: () => Promise<Engine> | Engine, options: EngineContractOptions = {}): void {
-  describe(`engine contract: ${name}`, () => {
-    const h = new EngineHarness(make, options);
+export function engineContract(options: EngineContractOptions): void {
+  describe(`engine contract: ${options.name}`, () => {
+    const h = new EngineHarness(options);
 
     beforeAll(async () => {
       h.forbidden = await startFixtureServer({ "*": "<title>forbidden</title>" });
       h.fixture = await startFixtureServer(engineRoutes(() => h.forbidden.url));
-      h.engine = await make();
+      h.engine = await options.make();
       await h.engine.start();
     }, 60_000);
 

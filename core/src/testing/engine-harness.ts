@@ -5,6 +5,10 @@ import type { FixtureServer } from "./fixture-server.js";
 import { makePageSettings } from "./page-settings.js";
 
 export interface EngineContractOptions {
+  /** Title of the `describe` block. */
+  name: string;
+  /** A fresh engine: called once for the shared engine and once more for the shutdown check. */
+  make: () => Promise<Engine> | Engine;
   /** Timeout of each check in ms (default 30 000). */
   testTimeoutMs?: number;
   /** Titles of checks to skip (document why next to the call). */
@@ -20,10 +24,7 @@ export class EngineHarness {
   fixture!: FixtureServer;
   forbidden!: FixtureServer;
 
-  constructor(
-    readonly make: () => Promise<Engine> | Engine,
-    readonly options: EngineContractOptions,
-  ) {}
+  constructor(readonly options: EngineContractOptions) {}
 
   /** Address of `path` on the allowed fixture. */
   url(path = "/"): string {

@@ -24,17 +24,22 @@ export interface LifecycleOptions {
   concurrency?: number;
 }
 
+export interface EngineLifecycleContractOptions {
+  /** Names the `describe` block (`<name> engine lifecycle`). */
+  name: string;
+  /** A fresh engine built with `options` (and `logger` when given), called once per check. */
+  make: (options: LifecycleOptions, logger?: Logger) => LifecycleEngine;
+  /** The package and class a child process imports to hold a browser open (`new Class({}, logger)`). */
+  holdBrowser: { module: string; export: string };
+}
+
 /**
  * Lifecycle checks every engine that launches its own browser runs: relaunch after the browser is
  * killed, recycling after `recycleAfter` renders, the concurrency limit, nothing left after
- * `close()`, and no browser or profile left when the Node process is SIGKILLed. `holdBrowser` names
- * the package and class a child process imports to hold a browser open (`new Class({}, logger)`).
+ * `close()`, and no browser or profile left when the Node process is SIGKILLed.
  */
-export function engineLifecycleContract(
-  name: string,
-  make: (options: LifecycleOptions, logger?: Logger) => LifecycleEngine,
-  holdBrowser: { module: string; export: string },
-): void {
+export function engineLifecycleContract(options: EngineLifecycleContractOptions): void {
+  const { name, make, holdBrowser } = options;
   let server: Server;
   let base: string;
   let port: number;

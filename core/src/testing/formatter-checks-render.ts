@@ -1,7 +1,8 @@
-import { expect } from "vitest";
+import { expect, vi } from "vitest";
 import type { RenderResult } from "../contracts/events.js";
 import type { FormatSpec } from "../contracts/formatter.js";
 import { expectRenderError } from "./assertions.js";
+import type { FakeEngine } from "./fake-engine.js";
 import { BUSY_PAGE_JS } from "./formatter-fixture.js";
 import type { FormatterHarness } from "./formatter-harness.js";
 import { magicFor } from "./formatter-magic.js";
@@ -34,6 +35,37 @@ async function renderSample(h: FormatterHarness, spec: FormatSpec): Promise<Rend
   return result;
 }
 
+/** The budget runs out while the page is busy, just after the page is prepared. */
+async function abortBusy(h: FormatterHarness, spec: FormatSpec): Promise<void> {
+  const cut = h.renderer.render(h.request(spec.format, { globalTimeout: SHORTEST_GLOBAL_TIMEOUT, js: BUSY_PAGE_JS }));
+  const error = await expectRenderError(cut, "RenderTimeoutError");
+  expect(error.message, `format ${spec.format}`).toContain("global_timeout");
+}
+
+/**
+ * On the fake engine, the page stalls (`FakeFault` `stall`) instead of being kept busy by a
+ * script, and the clock is a fake one: `global_timeout` runs out at once, not after a second.
+ */
+async function abortOnFake(h: FormatterHarness, fake: FakeEngine, spec: FormatSpec): Promise<void> {
+  const stalled = fake.inject({ kind: "stall" });
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+  try {
+    const cut = h.renderer.render(h.request(spec.format, { globalTimeout: SHORTEST_GLOBAL_TIMEOUT }));
+    const ended = cut.then(
+      () => "it rendered without a call to the page after opening it",
+      (error: unknown) => `it failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    const first = await Promise.race([stalled.then(() => undefined), ended]);
+    if (first !== undefined) throw new Error(`format ${spec.format}: the page never stalled, ${first}`);
+    await vi.advanceTimersByTimeAsync(SHORTEST_GLOBAL_TIMEOUT);
+    const error = await expectRenderError(cut, "RenderTimeoutError");
+    expect(error.message, `format ${spec.format}`).toContain("global_timeout");
+  } finally {
+    fake.clearFaults();
+    vi.useRealTimers();
+  }
+}
+
 /** Checks of real renders through the renderer, as a client makes them. */
 export function renderChecks(h: FormatterHarness): void {
   h.check("renders the fixture page in every format: stored bytes that look right, result format and content type", async () => {
@@ -44,10 +76,8 @@ export function renderChecks(h: FormatterHarness): void {
     "a render aborted while the formatter works fails with a RenderError, and the renderer renders afterwards",
     async () => {
       for (const { spec } of h.specs) {
-        // The budget runs out while the page is busy, just after the page is prepared.
-        const cut = h.renderer.render(h.request(spec.format, { globalTimeout: SHORTEST_GLOBAL_TIMEOUT, js: BUSY_PAGE_JS }));
-        const error = await expectRenderError(cut, "RenderTimeoutError");
-        expect(error.message, `format ${spec.format}`).toContain("global_timeout");
+        if (h.fake) await abortOnFake(h, h.fake, spec);
+        else await abortBusy(h, spec);
         await expect.poll(() => h.renderer.engine().stats().pages, { timeout: 15_000 }).toBe(0);
         await renderSample(h, spec);
       }

@@ -10,6 +10,7 @@ import type { PluginManifest } from "../plugin.js";
 import type { Renderer } from "../renderer.js";
 import { FORMATTER } from "../tokens.js";
 import { readAll } from "./assertions.js";
+import { FakeEngine } from "./fake-engine.js";
 import { type FixtureServer, startFixtureServer } from "./fixture-server.js";
 import { FIXTURE_PAGE } from "./formatter-fixture.js";
 
@@ -34,7 +35,11 @@ export interface FormatterContractOptions {
   name: string;
   /** The formatter plugin under test (a fresh manifest). */
   plugin: () => PluginManifest;
-  /** A real engine plugin to render with. */
+  /**
+   * The engine plugin to render with: a real one (`playwright()`), or `fakeEngine()` of this module
+   * for a fast run without a browser, where the fake's `evaluate` option answers the formatter's
+   * own page scripts (the fake has no screencast: a video format needs a real engine).
+   */
   engine: () => PluginManifest;
   /** Per format the plugin declares; formats left out render with the defaults and the built-in checks. */
   samples?: Readonly<Record<string, FormatterSample>>;
@@ -67,6 +72,8 @@ export class FormatterHarness {
   fixture!: FixtureServer;
   /** The formatters the plugin registered. */
   readonly formatters: Formatter[] = [];
+  /** The renderer's engine when it is the fake one. */
+  fake: FakeEngine | undefined;
   private dataDir: string | undefined;
 
   constructor(readonly options: FormatterContractOptions) {}
@@ -80,6 +87,8 @@ export class FormatterHarness {
       allowPrivateNetworks: [`127.0.0.1:${this.fixture.port}`],
       logger: new ConsoleLogger("silent"),
     });
+    const engine = this.renderer.engine();
+    this.fake = engine instanceof FakeEngine ? engine : undefined;
   }
 
   async stop(): Promise<void> {

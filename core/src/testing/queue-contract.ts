@@ -19,11 +19,16 @@ function gate(): { promise: Promise<void>; open: () => void } {
 
 const until = (check: () => void | Promise<void>, timeout = 10_000) => vi.waitFor(check, { timeout, interval: 20 });
 
-/**
- * The behaviour every `Queue` must show. `make` is called once per test with a fresh queue
- * (a durable queue should use a fresh namespace each time); the suite closes it.
- */
-export function queueContract(name: string, make: () => Promise<Queue> | Queue): void {
+export interface QueueContractOptions {
+  /** Title of the `describe` block. */
+  name: string;
+  /** A fresh queue, called once per test (a durable queue should use a fresh namespace each time); the suite closes it. */
+  make: () => Promise<Queue> | Queue;
+}
+
+/** The behaviour every `Queue` must show. */
+export function queueContract(options: QueueContractOptions): void {
+  const { name, make } = options;
   describe(`queue contract: ${name}`, () => {
     async function withQueue(
       handler: JobHandler,

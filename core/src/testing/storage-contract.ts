@@ -6,6 +6,12 @@ import type { Storage } from "../contracts/storage.js";
 import { readAll } from "./assertions.js";
 
 export interface StorageContractOptions {
+  /** Title of the `describe` block. */
+  name: string;
+  /** The storage under test; called once for the whole suite. */
+  make: () => Promise<Storage> | Storage;
+  /** Removes what the suite stored, after it (before `storage.close`). */
+  cleanup?: (storage: Storage) => Promise<void> | void;
   /** Fetch `publicUrl` addresses and compare the bytes (default true). */
   fetchPublicUrl?: boolean;
 }
@@ -17,12 +23,8 @@ const INVALID_KEYS = ["../x", "/abs", "", "a/../b"];
  * `cleanup` (and `storage.close`) after the suite. Keys live under a random prefix, so a shared
  * bucket or directory is fine.
  */
-export function storageContract(
-  name: string,
-  make: () => Promise<Storage> | Storage,
-  cleanup?: (storage: Storage) => Promise<void> | void,
-  options: StorageContractOptions = {},
-): void {
+export function storageContract(options: StorageContractOptions): void {
+  const { name, make, cleanup } = options;
   describe(`storage contract: ${name}`, () => {
     let storage: Storage;
     const prefix = `contract-${randomUUID()}`;

@@ -3,7 +3,7 @@ import { storageContract } from "@renderkit/core/testing";
 import { describe, expect, it } from "vitest";
 import { MemoryStorage } from "../memory-storage.mjs";
 
-storageContract("MemoryStorage", () => new MemoryStorage());
+storageContract({ name: "MemoryStorage", make: () => new MemoryStorage() });
 
 describe("MemoryStorage budget", () => {
   it("refuses a put beyond maxBytes and keeps what it had; replacing an object counts only the difference", async () => {

@@ -2,4 +2,4 @@ import { ConsoleLogger } from "@renderkit/core";
 import { engineContract } from "@renderkit/core/testing";
 import { PlaywrightEngine } from "@renderkit/engine-playwright";
 
-engineContract("playwright", () => new PlaywrightEngine({}, new ConsoleLogger("silent")));
+engineContract({ name: "playwright", make: () => new PlaywrightEngine({}, new ConsoleLogger("silent")) });

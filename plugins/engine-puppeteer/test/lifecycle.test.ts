@@ -2,7 +2,8 @@ import { ConsoleLogger } from "@renderkit/core";
 import { engineLifecycleContract } from "@renderkit/core/testing";
 import { PuppeteerEngine } from "@renderkit/engine-puppeteer";
 
-engineLifecycleContract("puppeteer", (options, logger) => new PuppeteerEngine(options, logger ?? new ConsoleLogger("silent")), {
-  module: "@renderkit/engine-puppeteer",
-  export: "PuppeteerEngine",
+engineLifecycleContract({
+  name: "puppeteer",
+  make: (options, logger) => new PuppeteerEngine(options, logger ?? new ConsoleLogger("silent")),
+  holdBrowser: { module: "@renderkit/engine-puppeteer", export: "PuppeteerEngine" },
 });

@@ -7,4 +7,4 @@ const redis = useRedis();
 const cleanup = useCleanup();
 
 // The same behavioural checks as the memory and fs queues, each test on a queue name of its own.
-queueContract("bullmq", () => makeQueue(cleanup, redis, { queueName: freshQueueName() }));
+queueContract({ name: "bullmq", make: () => makeQueue(cleanup, redis, { queueName: freshQueueName() }) });

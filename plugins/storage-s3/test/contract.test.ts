@@ -12,13 +12,15 @@ afterAll(async () => {
 });
 
 // s3rver serves objects to anonymous GETs, so a publicBaseUrl on the bucket's path is fetchable.
-storageContract("S3Storage (sweep, publicUrl, signedUrl)", () =>
-  testStorage(s3, "contract", { sweep: true, publicBaseUrl: `${s3.endpoint}/contract` }),
-);
+storageContract({
+  name: "S3Storage (sweep, publicUrl, signedUrl)",
+  make: () => testStorage(s3, "contract", { sweep: true, publicBaseUrl: `${s3.endpoint}/contract` }),
+});
 
-storageContract("S3Storage with a prefix", () =>
-  testStorage(s3, "contract", { sweep: true, prefix: "renders/", publicBaseUrl: `${s3.endpoint}/contract/` }),
-);
+storageContract({
+  name: "S3Storage with a prefix",
+  make: () => testStorage(s3, "contract", { sweep: true, prefix: "renders/", publicBaseUrl: `${s3.endpoint}/contract/` }),
+});
 
 // Without publicBaseUrl (the core serves the bytes or redirects to signedUrl) and without sweep.
-storageContract("S3Storage, plain", () => testStorage(s3, "contract", { prefix: "plain-" }));
+storageContract({ name: "S3Storage, plain", make: () => testStorage(s3, "contract", { prefix: "plain-" }) });
