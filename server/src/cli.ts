@@ -2,10 +2,10 @@
 import { readFileSync } from "node:fs";
 import { type ArgOptions, HelpRequested, parse as parseFlags, UsageError } from "./cli/args.js";
 import { DOCTOR_USAGE, PROJECTS_USAGE, SERVE_USAGE, USAGE, WORKER_USAGE } from "./cli/usage.js";
-import { ConfigError, loadConfig } from "./config.js";
+import { ConfigError, loadConfig } from "./config/index.js";
+import type { Project, ServerConfig } from "./config/types.js";
 import { ProjectStore } from "./projects.js";
 import { closeRedis, connectRedis } from "./state/redis-client.js";
-import type { Project, ServerConfig } from "./types.js";
 
 const out = (text: string): void => {
   process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);

@@ -9,7 +9,8 @@ import { svgFormat } from "@renderkit/format-svg";
 import { videoFormats } from "@renderkit/format-video";
 import { webhookNotifier } from "@renderkit/notifier-webhook";
 import type { Redis } from "ioredis";
-import { needsRedis, s3StorageOptions } from "./config-scale.js";
+import { needsRedis, s3StorageOptions } from "./config/scale.js";
+import type { ServerConfig } from "./config/types.js";
 import { Destinations } from "./destinations.js";
 import { RateLimits } from "./http/rate-limit.js";
 import { serverJobSecrets } from "./job-secrets.js";
@@ -21,7 +22,6 @@ import { MemoryProjectLoad, type ProjectLoad } from "./state/load.js";
 import type { RenderRecords } from "./state/records.js";
 import { RedisProjectLoad } from "./state/redis-load.js";
 import { RedisRenderRecords } from "./state/redis-records.js";
-import type { ServerConfig } from "./types.js";
 
 /** What a process does: API and renders (`serve`), the API alone (`serve --role api`), renders alone (`worker`). */
 export type Role = "all" | "api" | "worker";

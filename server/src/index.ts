@@ -1,7 +1,8 @@
 export { verifyWebhookSignature } from "@renderkit/notifier-webhook";
 export { createApp } from "./app.js";
 export { type Composed, compose, type Role } from "./compose.js";
-export { ConfigError, defaultConfig, loadConfig } from "./config.js";
+export { ConfigError, defaultConfig, loadConfig } from "./config/index.js";
+export type { Project, ProjectConfig, ServerConfig } from "./config/types.js";
 export type { AppContext } from "./context.js";
 export { errorResponse, HttpProblem, STATUS } from "./http/errors.js";
 export { openApiDocument } from "./openapi.js";
@@ -10,5 +11,4 @@ export { type RunningServer, type StartOptions, startServer } from "./serve.js";
 export { RenderStore } from "./state/file-records.js";
 export type { RenderRecord, RenderRecords } from "./state/records.js";
 export { RedisRenderRecords } from "./state/redis-records.js";
-export type { Project, ProjectConfig, ServerConfig } from "./types.js";
 export { type RunningWorker, startWorker } from "./worker.js";

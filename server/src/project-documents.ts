@@ -2,7 +2,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Logger } from "@renderkit/core";
 import type { Redis } from "ioredis";
-import { ConfigError } from "./config-error.js";
+import { ConfigError } from "./config/error.js";
 import { checkStored, mtimeOf, type StoredFile, tighten, writePrivate } from "./project-file.js";
 import { shared } from "./state/redis-client.js";
 

@@ -2,7 +2,8 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { join } from "node:path";
 import type { Logger } from "@renderkit/core";
 import type { Redis } from "ioredis";
-import { ConfigError } from "./config-error.js";
+import { ConfigError } from "./config/error.js";
+import type { Project, ProjectConfig, ServerConfig } from "./config/types.js";
 import { FileProjectDocument, type ProjectDocument, RedisProjectDocument } from "./project-documents.js";
 import { linkFieldsOf, PROJECTS_FILE, type StoredFile, type StoredProject } from "./project-file.js";
 import {
@@ -16,7 +17,6 @@ import {
   sha256,
   unseal,
 } from "./project-secrets.js";
-import type { Project, ProjectConfig, ServerConfig } from "./types.js";
 
 export { generateKeys } from "./project-secrets.js";
 

@@ -8,14 +8,14 @@ import type { Redis } from "ioredis";
 import { listen } from "listhen";
 import { createApp } from "./app.js";
 import { compose } from "./compose.js";
-import { needsRedis } from "./config-scale.js";
+import { needsRedis } from "./config/scale.js";
+import type { ServerConfig } from "./config/types.js";
 import type { AppContext } from "./context.js";
 import { createServerLogger } from "./logging.js";
 import { ProjectStore } from "./projects.js";
 import { handleSignals } from "./signals.js";
 import { lockDataDir } from "./state/data-dir-lock.js";
 import { closeRedis, connectRedis } from "./state/redis-client.js";
-import type { ServerConfig } from "./types.js";
 
 export interface RunningServer {
   /** Base address the server listens on. */

@@ -1,7 +1,7 @@
 import { AddressPolicy, num, oneOf, RenderError, str } from "@renderkit/core";
 import { camelize, coerceOption } from "@renderkit/core/internal";
+import type { ServerConfig } from "./config/types.js";
 import type { AppContext } from "./context.js";
-import type { ServerConfig } from "./types.js";
 
 /** The answers a request may ask for with `response_type` (`jsondebug` is refused, see `takeServerOptions`). */
 export const RESPONSE_TYPES = ["json", "binary", "base64", "none"] as const;

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RenderError } from "@renderkit/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../dist/config.js";
+import { loadConfig } from "../dist/config/index.js";
 import { authenticate } from "../dist/http/auth.js";
 import { ProjectStore } from "../dist/projects.js";
 

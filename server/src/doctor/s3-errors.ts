@@ -1,5 +1,5 @@
+import type { S3Config } from "../config/types.js";
 import { S3_NETWORK_CODES as NETWORK } from "../s3-error-code.js";
-import type { S3Config } from "../types.js";
 
 export { s3ErrorCode } from "../s3-error-code.js";
 

@@ -1,5 +1,5 @@
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
-import type { Project } from "../types.js";
+import type { Project } from "../config/types.js";
 
 /** The verdict on one request. */
 export interface RateLimitResult {

@@ -2,8 +2,8 @@ import { basename } from "node:path";
 import { isRenderError } from "@renderkit/core";
 import contentDisposition from "content-disposition";
 import type { H3Event } from "h3";
+import type { Project } from "../config/types.js";
 import type { AppContext } from "../context.js";
-import type { Project } from "../types.js";
 import { authenticate } from "./auth.js";
 
 /** JSON answer with the request id and any extra headers; `nosniff`, as it may repeat the caller's text (an id). */

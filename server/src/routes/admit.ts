@@ -1,11 +1,11 @@
 import { type ParsedOptions, RenderError, type RenderOptions, type RenderOrigin } from "@renderkit/core";
 import { newRenderId } from "@renderkit/core/internal";
 import type { H3Event } from "h3";
+import type { Project } from "../config/types.js";
 import type { AppContext } from "../context.js";
 import { answerHeaders, ignoredOptionsHeader } from "../http/respond.js";
 import { jobInfo } from "../job-info.js";
 import { checkAddress, type ServerOptions, takeServerOptions } from "../server-options.js";
-import type { Project } from "../types.js";
 
 /** How one route admits a render: the steps that differ between the API and render links. */
 export interface Admission {

@@ -1,5 +1,5 @@
-import { fail, isObject, object, string } from "./config-values.js";
 import type { PluginEntry } from "./types.js";
+import { fail, isObject, object, string } from "./values.js";
 
 /**
  * `plugins`: third-party plugins by package name or file path, each `"specifier"` or

@@ -1,6 +1,6 @@
-import { BUCKET, s3Config } from "./config-scale.js";
-import { boolean, fail, httpAddress, string } from "./config-values.js";
+import { BUCKET, s3Config } from "./scale.js";
 import type { ProjectS3Config } from "./types.js";
+import { boolean, fail, httpAddress, string } from "./values.js";
 
 /** Keys a project's `s3` takes besides the bucket's own (`S3_KEYS`). */
 const PROJECT_S3_KEYS = ["prefix", "allowedBuckets", "allowedEndpoints", "useServerCredentials"] as const;
