@@ -4,7 +4,7 @@ import { type ArgOptions, HelpRequested, parse as parseFlags, UsageError } from 
 import { DOCTOR_USAGE, PROJECTS_USAGE, SERVE_USAGE, USAGE, WORKER_USAGE } from "./cli/usage.js";
 import { ConfigError, loadConfig } from "./config/index.js";
 import type { Project, ServerConfig } from "./config/types.js";
-import { ProjectStore } from "./projects.js";
+import { ProjectStore } from "./projects/store.js";
 import { closeRedis, connectRedis } from "./state/redis-client.js";
 
 const out = (text: string): void => {

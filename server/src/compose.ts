@@ -16,7 +16,7 @@ import { RateLimits } from "./http/rate-limit.js";
 import { serverJobSecrets } from "./job-secrets.js";
 import { loadPlugins } from "./load-plugins.js";
 import { projectRunGate } from "./project-gate.js";
-import type { ProjectStore } from "./projects.js";
+import type { ProjectStore } from "./projects/store.js";
 import { RenderStore } from "./state/file-records.js";
 import { MemoryProjectLoad, type ProjectLoad } from "./state/load.js";
 import type { RenderRecords } from "./state/records.js";

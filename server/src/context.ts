@@ -3,7 +3,7 @@ import type { Role, WebhookAttempts } from "./compose.js";
 import type { ServerConfig } from "./config/types.js";
 import type { Destinations } from "./destinations.js";
 import type { RateLimits } from "./http/rate-limit.js";
-import type { ProjectStore } from "./projects.js";
+import type { ProjectStore } from "./projects/store.js";
 import type { ProjectLoad } from "./state/load.js";
 import type { RenderRecords } from "./state/records.js";
 

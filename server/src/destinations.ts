@@ -16,7 +16,7 @@ import { s3StorageOptions } from "./config/scale.js";
 import type { Project, S3Config, ServerConfig } from "./config/types.js";
 import { bucketFailure, uploadFailure } from "./destination-failures.js";
 import { endpointAllowed, renderBucket, writableBuckets } from "./project-buckets.js";
-import type { ProjectStore } from "./projects.js";
+import type { ProjectStore } from "./projects/store.js";
 import { refuseUnlessPublic } from "./server-options.js";
 import type { RenderRecord } from "./state/records.js";
 

@@ -6,7 +6,7 @@ export type { Project, ProjectConfig, ServerConfig } from "./config/types.js";
 export type { AppContext } from "./context.js";
 export { errorResponse, HttpProblem, STATUS } from "./http/errors.js";
 export { openApiDocument } from "./openapi.js";
-export { ProjectStore } from "./projects.js";
+export { ProjectStore } from "./projects/store.js";
 export { type RunningServer, type StartOptions, startServer } from "./serve.js";
 export { RenderStore } from "./state/file-records.js";
 export type { RenderRecord, RenderRecords } from "./state/records.js";

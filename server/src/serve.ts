@@ -12,7 +12,7 @@ import { needsRedis } from "./config/scale.js";
 import type { ServerConfig } from "./config/types.js";
 import type { AppContext } from "./context.js";
 import { createServerLogger } from "./logging.js";
-import { ProjectStore } from "./projects.js";
+import { ProjectStore } from "./projects/store.js";
 import { handleSignals } from "./signals.js";
 import { lockDataDir } from "./state/data-dir-lock.js";
 import { closeRedis, connectRedis } from "./state/redis-client.js";

@@ -4,7 +4,7 @@ import { ConfigError } from "./config/error.js";
 import { needsRedis } from "./config/scale.js";
 import type { ServerConfig } from "./config/types.js";
 import { createServerLogger } from "./logging.js";
-import { ProjectStore } from "./projects.js";
+import { ProjectStore } from "./projects/store.js";
 import { handleSignals } from "./signals.js";
 import { closeRedis, connectRedis } from "./state/redis-client.js";
 

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../dist/config/index.js";
 import type { ServerConfig } from "../dist/config/types.js";
-import { ProjectStore } from "../dist/projects.js";
+import { ProjectStore } from "../dist/projects/store.js";
 
 let dir: string;
 beforeEach(async () => {

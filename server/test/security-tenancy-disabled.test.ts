@@ -12,7 +12,7 @@ import { startRedis } from "../../test/helpers/redis.js";
 import { loadConfig } from "../dist/config/index.js";
 import type { ServerConfig } from "../dist/config/types.js";
 import { projectRunGate } from "../dist/project-gate.js";
-import { type CreatedProject, ProjectStore } from "../dist/projects.js";
+import { type CreatedProject, ProjectStore } from "../dist/projects/store.js";
 import { RenderStore } from "../dist/state/file-records.js";
 import type { RenderRecord } from "../dist/state/records.js";
 import { closeRedis, connectRedis } from "../dist/state/redis-client.js";

@@ -2,10 +2,10 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { join } from "node:path";
 import type { Logger } from "@renderkit/core";
 import type { Redis } from "ioredis";
-import { ConfigError } from "./config/error.js";
-import type { Project, ProjectConfig, ServerConfig } from "./config/types.js";
-import { FileProjectDocument, type ProjectDocument, RedisProjectDocument } from "./project-documents.js";
-import { linkFieldsOf, PROJECTS_FILE, type StoredFile, type StoredProject } from "./project-file.js";
+import { ConfigError } from "../config/error.js";
+import type { Project, ProjectConfig, ServerConfig } from "../config/types.js";
+import { FileProjectDocument, type ProjectDocument, RedisProjectDocument } from "./documents.js";
+import { linkFieldsOf, PROJECTS_FILE, type StoredFile, type StoredProject } from "./file.js";
 import {
   aadOf,
   generateKeys,
@@ -16,9 +16,9 @@ import {
   seal,
   sha256,
   unseal,
-} from "./project-secrets.js";
+} from "./secrets.js";
 
-export { generateKeys } from "./project-secrets.js";
+export { generateKeys } from "./secrets.js";
 
 /**
  * Projects and their keys (DESIGN §3, §5).

@@ -2,9 +2,9 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "@renderkit/core";
-import { ConfigError } from "./config/index.js";
-import type { Project } from "./config/types.js";
-import { HEX64, PROJECTS_FILE, tighten, writeFileExclusive } from "./project-file.js";
+import { ConfigError } from "../config/index.js";
+import type { Project } from "../config/types.js";
+import { HEX64, PROJECTS_FILE, tighten, writeFileExclusive } from "./file.js";
 
 /** Project keys: generating them, and sealing the ones kept in `projects.json` under the master key. */
 
