@@ -1,9 +1,9 @@
 import type { Logger, Renderer } from "@renderkit/core";
-import type { Role, WebhookAttempts } from "./compose.js";
 import type { ServerConfig } from "./config/types.js";
-import type { Destinations } from "./destinations.js";
 import type { RateLimits } from "./http/rate-limit.js";
 import type { ProjectStore } from "./projects/store.js";
+import type { Role, WebhookAttempts } from "./renderer/compose.js";
+import type { Destinations } from "./renderer/destinations.js";
 import type { ProjectLoad } from "./state/load.js";
 import type { RenderRecords } from "./state/records.js";
 

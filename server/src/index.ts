@@ -1,12 +1,12 @@
 export { verifyWebhookSignature } from "@renderkit/notifier-webhook";
 export { createApp } from "./app.js";
-export { type Composed, compose, type Role } from "./compose.js";
 export { ConfigError, defaultConfig, loadConfig } from "./config/index.js";
 export type { Project, ProjectConfig, ServerConfig } from "./config/types.js";
 export type { AppContext } from "./context.js";
 export { errorResponse, HttpProblem, STATUS } from "./http/errors.js";
 export { openApiDocument } from "./openapi.js";
 export { ProjectStore } from "./projects/store.js";
+export { type Composed, compose, type Role } from "./renderer/compose.js";
 export { type RunningServer, type StartOptions, startServer } from "./serve.js";
 export { RenderStore } from "./state/file-records.js";
 export type { RenderRecord, RenderRecords } from "./state/records.js";

@@ -1,4 +1,4 @@
-import { writableBuckets } from "../project-buckets.js";
+import { writableBuckets } from "../renderer/buckets.js";
 import { ConfigError } from "./error.js";
 import type { ServerConfig } from "./types.js";
 

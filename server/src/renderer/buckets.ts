@@ -1,5 +1,5 @@
 import { RenderError, snakeName } from "@renderkit/core";
-import type { ProjectS3Config, S3Config } from "./config/types.js";
+import type { ProjectS3Config, S3Config } from "../config/types.js";
 
 /**
  * What a project's callers may name in its `s3` block (docs/security.md, "Buckets, keys and
