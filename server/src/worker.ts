@@ -1,11 +1,11 @@
 import type { Logger, PluginManifest, Renderer } from "@renderkit/core";
+import { handleSignals } from "./cli/signals.js";
 import { ConfigError } from "./config/error.js";
 import { needsRedis } from "./config/scale.js";
 import type { ServerConfig } from "./config/types.js";
-import { createServerLogger } from "./logging.js";
+import { createServerLogger } from "./observability/logging.js";
 import { ProjectStore } from "./projects/store.js";
 import { type Composed, compose } from "./renderer/compose.js";
-import { handleSignals } from "./signals.js";
 import { closeRedis, connectRedis } from "./state/redis-client.js";
 
 export interface RunningWorker {

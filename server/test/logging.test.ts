@@ -5,7 +5,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../dist/config/index.js";
 import type { ServerConfig } from "../dist/config/types.js";
-import { createServerLogger, prettyLine } from "../dist/logging.js";
+import { createServerLogger, prettyLine } from "../dist/observability/logging.js";
 import { type RunningServer, startServer } from "../dist/serve.js";
 import { api, listenLocal, PROJECT_A } from "./helpers.js";
 

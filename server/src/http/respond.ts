@@ -3,8 +3,8 @@ import { isRenderError } from "@renderkit/core";
 import contentDisposition from "content-disposition";
 import type { H3Event } from "h3";
 import type { Project } from "../config/types.js";
-import type { AppContext } from "../context.js";
 import { authenticate } from "./auth.js";
+import type { AppContext } from "./context.js";
 
 /** JSON answer with the request id and any extra headers; `nosniff`, as it may repeat the caller's text (an id). */
 export function json(event: H3Event, status: number, body: unknown, headers: Record<string, string> = {}): Response {

@@ -2,10 +2,10 @@ import { type ParsedOptions, RenderError, type RenderOptions, type RenderOrigin 
 import { newRenderId } from "@renderkit/core/internal";
 import type { H3Event } from "h3";
 import type { Project } from "../config/types.js";
-import type { AppContext } from "../context.js";
+import type { AppContext } from "../http/context.js";
 import { answerHeaders, ignoredOptionsHeader } from "../http/respond.js";
-import { jobInfo } from "../job-info.js";
-import { checkAddress, type ServerOptions, takeServerOptions } from "../server-options.js";
+import { checkAddress, type ServerOptions, takeServerOptions } from "../http/server-options.js";
+import { jobInfo } from "../state/job-info.js";
 
 /** How one route admits a render: the steps that differ between the API and render links. */
 export interface Admission {

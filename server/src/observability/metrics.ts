@@ -2,11 +2,11 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import type { EngineStats, RenderEvent, Renderer } from "@renderkit/core";
 import type { H3, H3Event } from "h3";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
-import type { AppContext } from "./context.js";
-import { HttpProblem } from "./http/errors.js";
+import type { AppContext } from "../http/context.js";
+import { HttpProblem } from "../http/errors.js";
+import type { WebhookAttempt } from "../renderer/compose.js";
 // The server's fields of RenderJobInfo (the `format` and `engine` labels), wherever this file is compiled.
-import type {} from "./job-info.js";
-import type { WebhookAttempt } from "./renderer/compose.js";
+import type {} from "../state/job-info.js";
 
 /** Render duration buckets in seconds: sub-second screenshots up to long videos. */
 const RENDER_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];

@@ -1,7 +1,7 @@
 import type { ParsedOptions, RenderJobInfo } from "@renderkit/core";
-import type { Project } from "./config/types.js";
-import type { AppContext } from "./context.js";
-import type { ResponseType, ServerOptions } from "./server-options.js";
+import type { Project } from "../config/types.js";
+import type { AppContext } from "../http/context.js";
+import type { ResponseType, ServerOptions } from "../http/server-options.js";
 
 /** The server's own fields of a render's job info (typed for every reader in this package). */
 declare module "@renderkit/core" {

@@ -1,6 +1,6 @@
 import { AddressPolicy, num, oneOf, RenderError, str } from "@renderkit/core";
 import { camelize, coerceOption } from "@renderkit/core/internal";
-import type { ServerConfig } from "./config/types.js";
+import type { ServerConfig } from "../config/types.js";
 import type { AppContext } from "./context.js";
 
 /** The answers a request may ask for with `response_type` (`jsondebug` is refused, see `takeServerOptions`). */
