@@ -1,8 +1,8 @@
 import type { Logger, Renderer } from "@renderkit/core";
 import type { ServerConfig } from "../config/types.js";
 import type { ProjectStore } from "../projects/store.js";
-import type { Role, WebhookAttempts } from "../renderer/compose.js";
 import type { Destinations } from "../renderer/destinations.js";
+import type { Role, WebhookAttempts } from "../renderer/types.js";
 import type { ProjectLoad } from "../state/load.js";
 import type { RateLimits } from "../state/rate-limit.js";
 import type { RenderRecords } from "../state/records.js";

@@ -4,7 +4,7 @@ import type { H3, H3Event } from "h3";
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { AppContext } from "../http/context.js";
 import { HttpProblem } from "../http/errors.js";
-import type { WebhookAttempt } from "../renderer/compose.js";
+import type { WebhookAttempt } from "../renderer/types.js";
 // The server's fields of RenderJobInfo (the `format` and `engine` labels), wherever this file is compiled.
 import type {} from "../state/job-info.js";
 

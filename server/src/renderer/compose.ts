@@ -22,9 +22,7 @@ import { Destinations } from "./destinations.js";
 import { serverJobSecrets } from "./job-secrets.js";
 import { loadPlugins } from "./load-plugins.js";
 import { projectRunGate } from "./run-gate.js";
-
-/** What a process does: API and renders (`serve`), the API alone (`serve --role api`), renders alone (`worker`). */
-export type Role = "all" | "api" | "worker";
+import type { Role, WebhookAttempts } from "./types.js";
 
 export interface ComposeOptions {
   role: Role;
@@ -36,14 +34,6 @@ export interface ComposeOptions {
   redis?: Redis;
   /** Plugins given by an embedding program, after those of the config file. */
   plugins?: readonly PluginManifest[];
-}
-
-/** Outcome of one webhook delivery attempt made by this process (`WebhookOptions.onAttempt`). */
-export type WebhookAttempt = { delivered: boolean; status?: number; permanent: boolean };
-
-/** Where this process's webhook attempts are reported; the HTTP app's metrics set `listener`. */
-export interface WebhookAttempts {
-  listener?: (attempt: WebhookAttempt) => void;
 }
 
 /** The parts of one renderkit process, and how to stop them. */
