@@ -2,11 +2,8 @@ import { AddressPolicy, num, oneOf, str } from "@renderkit/core";
 import { camelize, coerceOption } from "@renderkit/core/internal";
 import type { ServerConfig } from "../config/types.js";
 import { invalidOption as invalid, refuseUnlessPublic } from "../renderer/address-checks.js";
+import { RESPONSE_TYPES, type ResponseType } from "../state/job-info.js";
 import type { AppContext } from "./context.js";
-
-/** The answers a request may ask for with `response_type` (`jsondebug` is refused, see `takeServerOptions`). */
-export const RESPONSE_TYPES = ["json", "binary", "base64", "none"] as const;
-export type ResponseType = (typeof RESPONSE_TYPES)[number];
 
 /**
  * The options the server handles itself, with the operator's bounds: they validate requests

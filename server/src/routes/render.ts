@@ -3,7 +3,7 @@ import type { H3, H3Event } from "h3";
 import { readOptions } from "../http/body.js";
 import type { AppContext } from "../http/context.js";
 import { answerHeaders, headOf, json, lookupProject, projectOf, requestId } from "../http/respond.js";
-import { RESPONSE_TYPES, type ResponseType } from "../http/server-options.js";
+import { RESPONSE_TYPES, type ResponseType } from "../state/job-info.js";
 import type { RenderRecord } from "../state/records.js";
 import { type Admission, admitRender } from "./admit.js";
 import { answerInType, invalidType, refuseForType } from "./answer.js";
