@@ -3,7 +3,7 @@ import type { Logger } from "@renderkit/core";
 import { writeAtomic } from "@renderkit/core/internal";
 import { linkSettings } from "../config/checks.js";
 import { ConfigError } from "../config/index.js";
-import type { Sealed } from "./secrets.js";
+import type { Sealed } from "./sealed.js";
 
 /** `projects.json`: its format, the check of what is read from it, and how private files are written. */
 

@@ -6,17 +6,8 @@ import { ConfigError } from "../config/error.js";
 import type { Project, ProjectConfig, ServerConfig } from "../config/types.js";
 import { FileProjectDocument, type ProjectDocument, RedisProjectDocument } from "./documents.js";
 import { linkFieldsOf, PROJECTS_FILE, type StoredFile, type StoredProject } from "./file.js";
-import {
-  aadOf,
-  generateKeys,
-  loadMasterKey,
-  MASTER_KEY_FILE,
-  makeProject,
-  readMasterKey,
-  seal,
-  sha256,
-  unseal,
-} from "./secrets.js";
+import { aadOf, seal, unseal } from "./sealed.js";
+import { generateKeys, loadMasterKey, MASTER_KEY_FILE, makeProject, readMasterKey, sha256 } from "./secrets.js";
 
 export { generateKeys } from "./secrets.js";
 
