@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "@renderkit/core";
-import { ConfigError } from "../config/index.js";
+import { ConfigError } from "../config/error.js";
 import type { Project } from "../config/types.js";
 import { HEX64, PROJECTS_FILE, tighten, writeFileExclusive } from "./file.js";
 
