@@ -65,3 +65,8 @@ export function projectS3Config(value: unknown, path: string, projectId: string)
   }
   return out;
 }
+
+/** The buckets the project's renders may go to: its own, then the ones its config allows (`allowedBuckets`). */
+export function writableBuckets(s3: ProjectS3Config): string[] {
+  return [s3.bucket, ...(s3.allowedBuckets ?? [])];
+}
