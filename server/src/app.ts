@@ -4,11 +4,12 @@ import type { AppContext } from "./http/context.js";
 import { HttpProblem, toErrorResponse } from "./http/errors.js";
 import { answerHeaders } from "./http/respond.js";
 import { logAccess } from "./observability/logging.js";
-import { metricsRoutes, ServerMetrics } from "./observability/metrics.js";
+import { ServerMetrics } from "./observability/metrics.js";
 import { docsRoutes } from "./routes/docs.js";
 import { fileRoutes } from "./routes/files.js";
 import { linkRoutes } from "./routes/links.js";
 import { metaRoutes } from "./routes/meta.js";
+import { metricsRoutes } from "./routes/metrics.js";
 import { renderRoutes } from "./routes/render.js";
 
 const newRequestId = () => `req_${randomUUID()}`;
