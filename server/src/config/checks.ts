@@ -11,7 +11,7 @@ import { boolean, fail, httpAddress, integer, isObject, object, string } from ".
 
 /**
  * The configuration's validators: `checkConfig` checks a partial configuration (a file, the
- * environment, overrides) key by key. `config.ts` loads and merges, and re-exports `checkConfig`.
+ * environment, overrides) key by key. `index.ts` loads and merges, and re-exports `checkConfig`.
  */
 
 /** Printable ASCII without spaces: what fits in `Authorization: Bearer <key>`. */

@@ -12,7 +12,7 @@ import { generateKeys, loadMasterKey, MASTER_KEY_FILE, makeProject, readMasterKe
 export { generateKeys } from "./secrets.js";
 
 /**
- * Projects and their keys (DESIGN §3, §5).
+ * Projects and their keys (docs/server-config.md "Projects and keys").
  *
  * The secret key is kept only as its SHA-256: API calls hash the presented key and compare
  * hashes in constant time. One exception is unavoidable: render-link tokens are HMACs of the
