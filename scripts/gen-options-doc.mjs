@@ -73,7 +73,7 @@ const LONG = 40;
 
 /** The tables, each under its heading, in the order a server installs them. */
 async function sections() {
-  const { serverOptionTable } = await import(new URL("../server/dist/server-options.js", import.meta.url).href);
+  const { serverOptionTable } = await import(new URL("../server/dist/http/server-options.js", import.meta.url).href);
   const svg = svgOptions("pdf");
   delete svg.transparent; // the same option as the image formats' (listed there)
   return [
@@ -85,7 +85,7 @@ async function sections() {
     ["SVG options", "`@renderkit/format-svg`: svg.", svg],
     [
       "Server options",
-      "`server/src/server-options.ts`: handled by `renderkit serve` (with the operator's bounds); the embedded library reports them as ignored.",
+      "`server/src/http/server-options.ts`: handled by `renderkit serve` (with the operator's bounds); the embedded library reports them as ignored.",
       serverOptionTable({ redirectAfter: 95, maxRedirectAfter: 95 }),
     ],
   ];

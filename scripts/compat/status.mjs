@@ -27,7 +27,7 @@ export async function optionTables() {
     dataDir: join(tmpdir(), "renderkit-compat-doc"),
     logger: new ConsoleLogger("silent"),
   });
-  const { serverOptionTable } = await import(pathToFileURL(join(ROOT, "server", "dist", "server-options.js")).href);
+  const { serverOptionTable } = await import(pathToFileURL(join(ROOT, "server", "dist", "http", "server-options.js")).href);
   const { defaultConfig } = await import("@renderkit/server");
   const options = new Map();
   for (const [name, spec] of Object.entries(renderer.optionTable)) {

@@ -1,14 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { H3, type H3Event } from "h3";
-import type { AppContext } from "./context.js";
+import type { AppContext } from "./http/context.js";
 import { HttpProblem, toErrorResponse } from "./http/errors.js";
 import { answerHeaders } from "./http/respond.js";
-import { logAccess } from "./logging.js";
-import { metricsRoutes, ServerMetrics } from "./metrics.js";
+import { logAccess } from "./observability/logging.js";
+import { ServerMetrics } from "./observability/metrics.js";
 import { docsRoutes } from "./routes/docs.js";
 import { fileRoutes } from "./routes/files.js";
 import { linkRoutes } from "./routes/links.js";
 import { metaRoutes } from "./routes/meta.js";
+import { metricsRoutes } from "./routes/metrics.js";
 import { renderRoutes } from "./routes/render.js";
 
 const newRequestId = () => `req_${randomUUID()}`;

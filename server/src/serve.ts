@@ -7,15 +7,15 @@ import { toNodeHandler } from "h3";
 import type { Redis } from "ioredis";
 import { listen } from "listhen";
 import { createApp } from "./app.js";
-import { compose } from "./compose.js";
-import { needsRedis } from "./config-scale.js";
-import type { AppContext } from "./context.js";
-import { createServerLogger } from "./logging.js";
-import { ProjectStore } from "./projects.js";
-import { handleSignals } from "./signals.js";
+import { handleSignals } from "./cli/signals.js";
+import { needsRedis } from "./config/scale.js";
+import type { ServerConfig } from "./config/types.js";
+import type { AppContext } from "./http/context.js";
+import { createServerLogger } from "./observability/logging.js";
+import { ProjectStore } from "./projects/store.js";
+import { compose } from "./renderer/compose.js";
 import { lockDataDir } from "./state/data-dir-lock.js";
 import { closeRedis, connectRedis } from "./state/redis-client.js";
-import type { ServerConfig } from "./types.js";
 
 export interface RunningServer {
   /** Base address the server listens on. */

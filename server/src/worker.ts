@@ -1,12 +1,12 @@
 import type { Logger, PluginManifest, Renderer } from "@renderkit/core";
-import { type Composed, compose } from "./compose.js";
-import { ConfigError } from "./config-error.js";
-import { needsRedis } from "./config-scale.js";
-import { createServerLogger } from "./logging.js";
-import { ProjectStore } from "./projects.js";
-import { handleSignals } from "./signals.js";
+import { handleSignals } from "./cli/signals.js";
+import { ConfigError } from "./config/error.js";
+import { needsRedis } from "./config/scale.js";
+import type { ServerConfig } from "./config/types.js";
+import { createServerLogger } from "./observability/logging.js";
+import { ProjectStore } from "./projects/store.js";
+import { type Composed, compose } from "./renderer/compose.js";
 import { closeRedis, connectRedis } from "./state/redis-client.js";
-import type { ServerConfig } from "./types.js";
 
 export interface RunningWorker {
   renderer: Renderer;

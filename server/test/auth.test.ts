@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RenderError } from "@renderkit/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../dist/config.js";
+import { loadConfig } from "../dist/config/index.js";
 import { authenticate } from "../dist/http/auth.js";
-import { ProjectStore } from "../dist/projects.js";
+import { ProjectStore } from "../dist/projects/store.js";
 
 const ON = {
   id: "on",

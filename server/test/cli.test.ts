@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../dist/config.js";
+import { loadConfig } from "../dist/config/index.js";
 import { authenticate } from "../dist/http/auth.js";
-import { ProjectStore } from "../dist/projects.js";
+import { ProjectStore } from "../dist/projects/store.js";
 import { api, startTestServer } from "./helpers.js";
 
 const CLI = fileURLToPath(new URL("../dist/cli.js", import.meta.url));

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AppContext } from "../dist/context.js";
-import { takeServerOptions } from "../dist/server-options.js";
+import type { AppContext } from "../dist/http/context.js";
+import { takeServerOptions } from "../dist/http/server-options.js";
 import { api, PROJECT_A, startTestServer, type TestServer } from "./helpers.js";
 
 // docs/compatibility.md against a running server: every name it calls ignored (or supported on

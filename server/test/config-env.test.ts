@@ -1,7 +1,15 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CONFIG_KEYS, ConfigError, checkConfig, defaultConfig, ENV_VARIABLES, envName, loadConfig } from "../dist/config.js";
+import {
+  CONFIG_KEYS,
+  ConfigError,
+  checkConfig,
+  defaultConfig,
+  ENV_VARIABLES,
+  envName,
+  loadConfig,
+} from "../dist/config/index.js";
 
 const SECRET = "sk_env_secret_0123456789abcdef";
 const PROJECTS = [{ id: "envy", secretKey: SECRET, publishableKey: "pk_env_envy", webhookSecret: "whsec_env_0123456789abcdef" }];

@@ -2,7 +2,7 @@ import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../dist/config.js";
+import { ConfigError, loadConfig } from "../dist/config/index.js";
 
 const PROJECT = {
   id: "alpha",

@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listProcesses, untilEmpty } from "../../test/helpers/processes.js";
 import { freePort, startRedis } from "../../test/helpers/redis.js";
 import { startS3, type TestS3 } from "../../test/helpers/s3.js";
-import { loadConfig } from "../dist/config.js";
+import { loadConfig } from "../dist/config/index.js";
+import type { S3Config, ServerConfig } from "../dist/config/types.js";
 import { type DoctorCheck, doctorExitCode, formatDoctor, runDoctor } from "../dist/doctor/index.js";
 import { lockDataDir } from "../dist/state/data-dir-lock.js";
-import type { S3Config, ServerConfig } from "../dist/types.js";
 
 let dir: string;
 beforeAll(async () => {

@@ -8,9 +8,9 @@ import { ConsoleLogger } from "@renderkit/core";
 import { afterAll } from "vitest";
 import { startRedis, type TestRedis } from "../../test/helpers/redis.js";
 import { startS3, type TestS3 } from "../../test/helpers/s3.js";
-import { loadConfig } from "../dist/config.js";
+import { loadConfig } from "../dist/config/index.js";
+import type { ServerConfig } from "../dist/config/types.js";
 import { type RunningServer, startServer } from "../dist/serve.js";
-import type { ServerConfig } from "../dist/types.js";
 
 export const PROJECT_A = {
   id: "alpha",

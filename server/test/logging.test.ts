@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../dist/config.js";
-import { createServerLogger, prettyLine } from "../dist/logging.js";
+import { loadConfig } from "../dist/config/index.js";
+import type { ServerConfig } from "../dist/config/types.js";
+import { createServerLogger, prettyLine } from "../dist/observability/logging.js";
 import { type RunningServer, startServer } from "../dist/serve.js";
-import type { ServerConfig } from "../dist/types.js";
 import { api, listenLocal, PROJECT_A } from "./helpers.js";
 
 // Values that must never reach the log, whatever the request carried them in.

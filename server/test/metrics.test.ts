@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../dist/config.js";
+import { loadConfig } from "../dist/config/index.js";
 import { api, listenLocal, PROJECT_A, startTestServer, type TestServer } from "./helpers.js";
 
 const A = PROJECT_A.secretKey;

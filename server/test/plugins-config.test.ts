@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { PluginManifest } from "@renderkit/core";
 import { describe, expect, it } from "vitest";
 import { freePort } from "../../test/helpers/redis.js";
-import { ConfigError } from "../dist/config.js";
+import { ConfigError } from "../dist/config/index.js";
 import { startServer } from "../dist/serve.js";
 import { api, startTestServer } from "./helpers.js";
 import { configOf, PROJECT, refusal, run, settings, silent, useProcesses } from "./processes.js";

@@ -6,9 +6,9 @@ import { fileURLToPath } from "node:url";
 import { ConsoleLogger } from "@renderkit/core";
 import { afterAll, beforeAll, expect } from "vitest";
 import { type Cleanup, useCleanup } from "../../test/helpers/cleanup.js";
-import { loadConfig } from "../dist/config.js";
+import { loadConfig } from "../dist/config/index.js";
+import type { ServerConfig } from "../dist/config/types.js";
 import { type RunningServer, type StartOptions, startServer } from "../dist/serve.js";
-import type { ServerConfig } from "../dist/types.js";
 import { PROJECT_A } from "./helpers.js";
 
 /**

@@ -10,11 +10,11 @@ import { verifyWebhookSignature } from "@renderkit/notifier-webhook";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Cleanup, runCleanup } from "../../test/helpers/cleanup.js";
 import { freePort, startRedis, type TestRedis } from "../../test/helpers/redis.js";
-import { loadConfig } from "../dist/config.js";
-import { ProjectStore } from "../dist/projects.js";
+import { loadConfig } from "../dist/config/index.js";
+import type { ServerConfig } from "../dist/config/types.js";
+import { ProjectStore } from "../dist/projects/store.js";
 import { startServer } from "../dist/serve.js";
 import { closeRedis, connectRedis } from "../dist/state/redis-client.js";
-import type { ServerConfig } from "../dist/types.js";
 import { startWorker } from "../dist/worker.js";
 import { api, listenLocal } from "./helpers.js";
 

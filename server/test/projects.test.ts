@@ -3,9 +3,9 @@ import { chmod, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../dist/config.js";
-import { ProjectStore } from "../dist/projects.js";
-import type { ServerConfig } from "../dist/types.js";
+import { ConfigError, loadConfig } from "../dist/config/index.js";
+import type { ServerConfig } from "../dist/config/types.js";
+import { ProjectStore } from "../dist/projects/store.js";
 
 let dir: string;
 beforeEach(async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { RateLimits } from "../dist/http/rate-limit.js";
-import type { Project } from "../dist/types.js";
+import type { Project } from "../dist/config/types.js";
+import { RateLimits } from "../dist/state/rate-limit.js";
 
 function project(id: string, requests: number, perSeconds: number): Project {
   return {

@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { ConsoleLogger } from "@renderkit/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRedis, type TestRedis } from "../../test/helpers/redis.js";
-import { loadConfig } from "../dist/config.js";
+import { loadConfig } from "../dist/config/index.js";
+import type { ServerConfig } from "../dist/config/types.js";
 import { type RunningServer, startServer } from "../dist/serve.js";
-import type { ServerConfig } from "../dist/types.js";
 import { api, listenLocal, PROJECT_A } from "./helpers.js";
 
 /**

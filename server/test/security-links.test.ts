@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { findChromium } from "@renderkit/core/chromium";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../dist/config.js";
-import { ProjectStore } from "../dist/projects.js";
+import { ConfigError, loadConfig } from "../dist/config/index.js";
+import { ProjectStore } from "../dist/projects/store.js";
 import { api, listenLocal, startTestServer, type TestServer } from "./helpers.js";
 
 /**

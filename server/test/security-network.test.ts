@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkConfig } from "../dist/config.js";
+import { checkConfig } from "../dist/config/index.js";
 import { api, PROJECT_A, startTestServer, type TestServer } from "./helpers.js";
 
 /*

@@ -9,14 +9,14 @@ import { verifyWebhookSignature } from "@renderkit/notifier-webhook";
 import { describe, expect, it, vi } from "vitest";
 import { useCleanup } from "../../test/helpers/cleanup.js";
 import { startRedis } from "../../test/helpers/redis.js";
-import { loadConfig } from "../dist/config.js";
-import { projectRunGate } from "../dist/project-gate.js";
-import { type CreatedProject, ProjectStore } from "../dist/projects.js";
+import { loadConfig } from "../dist/config/index.js";
+import type { ServerConfig } from "../dist/config/types.js";
+import { type CreatedProject, ProjectStore } from "../dist/projects/store.js";
+import { projectRunGate } from "../dist/renderer/run-gate.js";
 import { RenderStore } from "../dist/state/file-records.js";
 import type { RenderRecord } from "../dist/state/records.js";
 import { closeRedis, connectRedis } from "../dist/state/redis-client.js";
 import { RedisRenderRecords } from "../dist/state/redis-records.js";
-import type { ServerConfig } from "../dist/types.js";
 import { api, modeConfig, PROJECT_A, PROJECT_B, startTestServer, type TestMode, type TestServer } from "./helpers.js";
 
 // Issue 30, finding 3: after `renderkit projects disable`, renders the project had queued still

@@ -3,7 +3,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLOSED_PORT } from "../../test/helpers/closed-port.js";
 import { startS3, type TestS3 } from "../../test/helpers/s3.js";
-import { ConfigError, loadConfig } from "../dist/config.js";
+import { ConfigError, loadConfig } from "../dist/config/index.js";
 import { api, listenLocal, PROJECT_A, PROJECT_B, sharedServices, startTestServer, type TestServer } from "./helpers.js";
 
 /**

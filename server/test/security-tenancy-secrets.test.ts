@@ -11,9 +11,9 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ForwardProxy, startForwardProxy } from "../../test/helpers/forward-proxy.js";
-import { loadConfig } from "../dist/config.js";
+import { loadConfig } from "../dist/config/index.js";
+import type { ServerConfig } from "../dist/config/types.js";
 import { type RunningServer, startServer } from "../dist/serve.js";
-import type { ServerConfig } from "../dist/types.js";
 import { startWorker } from "../dist/worker.js";
 import { api, listenLocal, modeConfig, PROJECT_A, PROJECT_B, sharedServices, type TestMode } from "./helpers.js";
 

@@ -9,8 +9,8 @@ import { imageFormats } from "@renderkit/format-image";
 import { markdownFormat } from "@renderkit/format-markdown";
 import { svgFormat } from "@renderkit/format-svg";
 import { videoFormats } from "@renderkit/format-video";
-import { loadConfig } from "../config.js";
-import { loadPlugins } from "../load-plugins.js";
+import { loadConfig } from "../config/index.js";
+import { loadPlugins } from "../renderer/load-plugins.js";
 import { out, parse, UsageError } from "./args.js";
 import { RENDER_USAGE } from "./usage.js";
 

@@ -1,4 +1,4 @@
-import type { ServerConfig } from "../types.js";
+import type { ServerConfig } from "../config/types.js";
 import { chromiumCheck, ffmpegCheck, pdftocairoCheck } from "./binaries.js";
 import { configCheck } from "./config-summary.js";
 import { dataDirCheck } from "./data-dir.js";

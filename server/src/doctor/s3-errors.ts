@@ -1,7 +1,7 @@
-import { S3_NETWORK_CODES as NETWORK } from "../s3-error-code.js";
-import type { S3Config } from "../types.js";
+import type { S3Config } from "../config/types.js";
+import { S3_NETWORK_CODES as NETWORK } from "../renderer/s3-error-code.js";
 
-export { s3ErrorCode } from "../s3-error-code.js";
+export { s3ErrorCode } from "../renderer/s3-error-code.js";
 
 /** What to do about an error code, naming the settings at `where` (`storage`, `projects[0].s3`). */
 export function s3Fix(code: string, s3: S3Config, where: string, needs: string): string {

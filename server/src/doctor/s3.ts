@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import type { Readable } from "node:stream";
 import { S3Storage, S3StorageError } from "@renderkit/storage-s3";
-import { s3StorageOptions } from "../config-scale.js";
-import type { ProjectS3Config, S3Config, ServerConfig } from "../types.js";
+import { s3StorageOptions } from "../config/scale.js";
+import type { ProjectS3Config, S3Config, ServerConfig } from "../config/types.js";
 import { s3ErrorCode, s3Fix } from "./s3-errors.js";
 import { type Check, type CheckContext, type DoctorCheck, fail, message, ok, warn } from "./types.js";
 

@@ -1,4 +1,4 @@
-import type { ServerConfig } from "../types.js";
+import type { ServerConfig } from "../config/types.js";
 
 /** One line of the doctor's report. */
 export interface DoctorCheck {

@@ -1,6 +1,6 @@
 import { RenderError } from "@renderkit/core";
-import type { ProjectStore } from "../projects.js";
-import type { Project } from "../types.js";
+import type { Project } from "../config/types.js";
+import type { ProjectStore } from "../projects/store.js";
 
 /** A bearer token: printable ASCII without spaces, 8 to 256 characters. */
 const TOKEN = /^[\x21-\x7e]{8,256}$/;

@@ -2,9 +2,9 @@ import { basename } from "node:path";
 import { isRenderError } from "@renderkit/core";
 import contentDisposition from "content-disposition";
 import type { H3Event } from "h3";
-import type { AppContext } from "../context.js";
-import type { Project } from "../types.js";
+import type { Project } from "../config/types.js";
 import { authenticate } from "./auth.js";
+import type { AppContext } from "./context.js";
 
 /** JSON answer with the request id and any extra headers; `nosniff`, as it may repeat the caller's text (an id). */
 export function json(event: H3Event, status: number, body: unknown, headers: Record<string, string> = {}): Response {

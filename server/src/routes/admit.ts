@@ -1,11 +1,10 @@
-import { type ParsedOptions, RenderError, type RenderOptions, type RenderOrigin } from "@renderkit/core";
+import { type ParsedOptions, RenderError, type RenderJobInfo, type RenderOptions, type RenderOrigin } from "@renderkit/core";
 import { newRenderId } from "@renderkit/core/internal";
 import type { H3Event } from "h3";
-import type { AppContext } from "../context.js";
+import type { Project } from "../config/types.js";
+import type { AppContext } from "../http/context.js";
 import { answerHeaders, ignoredOptionsHeader } from "../http/respond.js";
-import { jobInfo } from "../job-info.js";
-import { checkAddress, type ServerOptions, takeServerOptions } from "../server-options.js";
-import type { Project } from "../types.js";
+import { checkAddress, type ServerOptions, takeServerOptions } from "../http/server-options.js";
 
 /** How one route admits a render: the steps that differ between the API and render links. */
 export interface Admission {
@@ -90,4 +89,20 @@ export function checkPlan(project: Project, format: string): void {
       { details: { option: "format" } },
     );
   }
+}
+
+/**
+ * What the core and the plugins are told about a render the server admits: its project, its
+ * webhook, how its sync request waits, and the metric labels (never sent in webhooks or kept
+ * in records).
+ */
+function jobInfo(ctx: AppContext, project: Project, parsed: ParsedOptions, server: ServerOptions): RenderJobInfo {
+  return {
+    projectId: project.id,
+    format: parsed.options.format,
+    engine: parsed.options.engine ?? ctx.renderer.engines[0],
+    ...(server.webhookUrl ? { webhookUrl: server.webhookUrl } : {}),
+    redirectAfter: server.redirectAfter,
+    ...(server.responseType ? { responseType: server.responseType } : {}),
+  };
 }

@@ -1,9 +1,9 @@
 import { Readable, Transform, type TransformCallback } from "node:stream";
 import { RenderError, type RenderOptions, snakeName } from "@renderkit/core";
 import type { H3Event } from "h3";
-import type { AppContext } from "../context.js";
+import type { AppContext } from "../http/context.js";
 import { answerHeaders, renderBytesHeaders, requestId } from "../http/respond.js";
-import type { ResponseType } from "../server-options.js";
+import type { ResponseType } from "../state/job-info.js";
 import type { RenderRecord } from "../state/records.js";
 import { resultBody } from "./bodies.js";
 import { readRender } from "./stored.js";

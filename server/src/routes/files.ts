@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import type { ByteRange } from "@renderkit/core";
 import type { H3, H3Event } from "h3";
-import type { AppContext } from "../context.js";
+import type { AppContext } from "../http/context.js";
 import { HttpProblem } from "../http/errors.js";
 import { isInertContent, renderBytesHeaders } from "../http/respond.js";
 import { checkPrivateFile } from "./private-files.js";

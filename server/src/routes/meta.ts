@@ -1,9 +1,9 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { H3, H3Event } from "h3";
-import type { AppContext } from "../context.js";
+import type { AppContext } from "../http/context.js";
 import { headOf, json } from "../http/respond.js";
-import { openApiDocument } from "../openapi.js";
-import { serverOptionTable } from "../server-options.js";
+import { serverOptionTable } from "../http/server-options.js";
+import { openApiDocument } from "../openapi/document.js";
 
 const digest = (text: string) => createHash("sha256").update(text).digest();
 

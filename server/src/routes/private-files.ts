@@ -1,6 +1,6 @@
 import { privateSideFileRender } from "@renderkit/core/internal";
 import type { H3Event } from "h3";
-import type { AppContext } from "../context.js";
+import type { AppContext } from "../http/context.js";
 import { HttpProblem } from "../http/errors.js";
 import { projectOf } from "../http/respond.js";
 

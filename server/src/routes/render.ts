@@ -1,9 +1,9 @@
 import { isRenderError } from "@renderkit/core";
 import type { H3, H3Event } from "h3";
-import type { AppContext } from "../context.js";
 import { readOptions } from "../http/body.js";
+import type { AppContext } from "../http/context.js";
 import { answerHeaders, headOf, json, lookupProject, projectOf, requestId } from "../http/respond.js";
-import { RESPONSE_TYPES, type ResponseType } from "../server-options.js";
+import { RESPONSE_TYPES, type ResponseType } from "../state/job-info.js";
 import type { RenderRecord } from "../state/records.js";
 import { type Admission, admitRender } from "./admit.js";
 import { answerInType, invalidType, refuseForType } from "./answer.js";

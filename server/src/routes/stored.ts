@@ -1,5 +1,5 @@
 import { type ByteRange, RenderError, type StoredObject } from "@renderkit/core";
-import type { AppContext } from "../context.js";
+import type { AppContext } from "../http/context.js";
 import type { RenderRecord } from "../state/records.js";
 
 /** Seconds a redirect's presigned address stays valid. */

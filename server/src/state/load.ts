@@ -1,5 +1,5 @@
 import { RenderError, type RenderEvent } from "@renderkit/core";
-import type { Project } from "../types.js";
+import type { Project } from "../config/types.js";
 
 /**
  * Renders each project has waiting or running, so one project cannot take the whole queue from

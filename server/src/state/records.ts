@@ -1,6 +1,6 @@
 import type { FinalRenderEvent, RenderEvent, RenderResult, RenderStatus } from "@renderkit/core";
 // The server's fields of RenderJobInfo (`responseType`), wherever this file is compiled.
-import type {} from "../job-info.js";
+import type {} from "./job-info.js";
 
 /** What the server remembers of a render: enough for the status endpoint and the redirect path. */
 export interface RenderRecord {

@@ -1,6 +1,6 @@
 import type { RenderEvent } from "@renderkit/core";
 import type { Redis } from "ioredis";
-import type { Project } from "../types.js";
+import type { Project } from "../config/types.js";
 import { loadRefusal, type ProjectLoad } from "./load.js";
 import { shared } from "./redis-client.js";
 

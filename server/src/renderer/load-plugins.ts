@@ -2,8 +2,8 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { PluginManifest } from "@renderkit/core";
-import { ConfigError } from "./config-error.js";
-import type { PluginEntry } from "./types.js";
+import { ConfigError } from "../config/error.js";
+import type { PluginEntry } from "../config/types.js";
 
 type Factory = (options?: unknown) => PluginManifest | Promise<PluginManifest>;
 

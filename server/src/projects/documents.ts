@@ -2,9 +2,9 @@ import { mkdir, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Logger } from "@renderkit/core";
 import type { Redis } from "ioredis";
-import { ConfigError } from "./config-error.js";
-import { checkStored, mtimeOf, type StoredFile, tighten, writePrivate } from "./project-file.js";
-import { shared } from "./state/redis-client.js";
+import { ConfigError } from "../config/error.js";
+import { shared } from "../state/redis-client.js";
+import { checkStored, mtimeOf, type StoredFile, tighten, writePrivate } from "./file.js";
 
 /**
  * Where the projects made with `renderkit projects create` live: `projects.json` in the data

@@ -1,6 +1,6 @@
-import { BUCKET, s3Config } from "./config-scale.js";
-import { boolean, fail, httpAddress, string } from "./config-values.js";
+import { BUCKET, s3Config } from "./scale.js";
 import type { ProjectS3Config } from "./types.js";
+import { boolean, fail, httpAddress, string } from "./values.js";
 
 /** Keys a project's `s3` takes besides the bucket's own (`S3_KEYS`). */
 const PROJECT_S3_KEYS = ["prefix", "allowedBuckets", "allowedEndpoints", "useServerCredentials"] as const;
@@ -64,4 +64,9 @@ export function projectS3Config(value: unknown, path: string, projectId: string)
     );
   }
   return out;
+}
+
+/** The buckets the project's renders may go to: its own, then the ones its config allows (`allowedBuckets`). */
+export function writableBuckets(s3: ProjectS3Config): string[] {
+  return [s3.bucket, ...(s3.allowedBuckets ?? [])];
 }

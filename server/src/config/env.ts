@@ -1,5 +1,5 @@
-import { checkConfig } from "./config-checks.js";
-import { ConfigError } from "./config-error.js";
+import { checkConfig } from "./checks.js";
+import { ConfigError } from "./error.js";
 import type { ServerConfig } from "./types.js";
 
 /**

@@ -1,11 +1,9 @@
-import { AddressPolicy, num, oneOf, RenderError, str } from "@renderkit/core";
+import { AddressPolicy, num, oneOf, str } from "@renderkit/core";
 import { camelize, coerceOption } from "@renderkit/core/internal";
+import type { ServerConfig } from "../config/types.js";
+import { invalidOption as invalid, refuseUnlessPublic } from "../renderer/address-checks.js";
+import { RESPONSE_TYPES, type ResponseType } from "../state/job-info.js";
 import type { AppContext } from "./context.js";
-import type { ServerConfig } from "./types.js";
-
-/** The answers a request may ask for with `response_type` (`jsondebug` is refused, see `takeServerOptions`). */
-export const RESPONSE_TYPES = ["json", "binary", "base64", "none"] as const;
-export type ResponseType = (typeof RESPONSE_TYPES)[number];
 
 /**
  * The options the server handles itself, with the operator's bounds: they validate requests
@@ -40,10 +38,6 @@ export interface ServerOptions {
   redirectAfter: number;
   /** The answer asked for; undefined when not sent (each route has its default). */
   responseType?: ResponseType;
-}
-
-function invalid(option: string, why: string): RenderError {
-  return new RenderError("InvalidOptions", `Option ${option} ${why}`, { details: { option } });
 }
 
 /** Splits `input` into the server's own options and the render options. */
@@ -94,20 +88,4 @@ export async function takeServerOptions(
 export async function checkAddress(ctx: AppContext, url: string | undefined): Promise<void> {
   if (url === undefined) return;
   await new AddressPolicy({ allowPrivate: ctx.config.allowPrivateNetworks, logger: ctx.logger }).resolveUrl(new URL(url));
-}
-
-/**
- * Refuses an address an option names (a webhook, an S3 endpoint, a presigned upload) unless the
- * address policy allows it: 400 `InvalidOptions` naming the option and why.
- */
-export async function refuseUnlessPublic(
-  config: Pick<ServerConfig, "allowPrivateNetworks">,
-  option: string,
-  url: URL,
-): Promise<void> {
-  try {
-    await new AddressPolicy({ allowPrivate: config.allowPrivateNetworks }).resolveUrl(url);
-  } catch (error) {
-    throw invalid(option, error instanceof Error ? `is refused: ${error.message}` : "is refused");
-  }
 }

@@ -1,7 +1,7 @@
 import type { S3StorageOptions } from "@renderkit/storage-s3";
-import { ConfigError } from "./config-error.js";
-import { boolean, fail, httpAddress, integer, object, string } from "./config-values.js";
+import { ConfigError } from "./error.js";
 import type { RedisConfig, S3Config, StorageConfig } from "./types.js";
+import { boolean, fail, httpAddress, integer, object, string } from "./values.js";
 
 /** Checkers of the scale-out keys: `redis`, `storage` and a project's `s3`. */
 

@@ -1,5 +1,5 @@
-import { boolean, object, string } from "./config-values.js";
 import type { MetricsConfig } from "./types.js";
+import { boolean, object, string } from "./values.js";
 
 /** Printable ASCII without spaces, 16 to 512 characters: what fits in `Authorization: Bearer <token>`. */
 const METRICS_TOKEN = /^[\x21-\x7e]{16,512}$/;

@@ -9,22 +9,20 @@ import { svgFormat } from "@renderkit/format-svg";
 import { videoFormats } from "@renderkit/format-video";
 import { webhookNotifier } from "@renderkit/notifier-webhook";
 import type { Redis } from "ioredis";
-import { needsRedis, s3StorageOptions } from "./config-scale.js";
+import { needsRedis, s3StorageOptions } from "../config/scale.js";
+import type { ServerConfig } from "../config/types.js";
+import type { ProjectStore } from "../projects/store.js";
+import { RenderStore } from "../state/file-records.js";
+import { MemoryProjectLoad, type ProjectLoad } from "../state/load.js";
+import { RateLimits } from "../state/rate-limit.js";
+import type { RenderRecords } from "../state/records.js";
+import { RedisProjectLoad } from "../state/redis-load.js";
+import { RedisRenderRecords } from "../state/redis-records.js";
 import { Destinations } from "./destinations.js";
-import { RateLimits } from "./http/rate-limit.js";
 import { serverJobSecrets } from "./job-secrets.js";
 import { loadPlugins } from "./load-plugins.js";
-import { projectRunGate } from "./project-gate.js";
-import type { ProjectStore } from "./projects.js";
-import { RenderStore } from "./state/file-records.js";
-import { MemoryProjectLoad, type ProjectLoad } from "./state/load.js";
-import type { RenderRecords } from "./state/records.js";
-import { RedisProjectLoad } from "./state/redis-load.js";
-import { RedisRenderRecords } from "./state/redis-records.js";
-import type { ServerConfig } from "./types.js";
-
-/** What a process does: API and renders (`serve`), the API alone (`serve --role api`), renders alone (`worker`). */
-export type Role = "all" | "api" | "worker";
+import { projectRunGate } from "./run-gate.js";
+import type { Role, WebhookAttempts } from "./types.js";
 
 export interface ComposeOptions {
   role: Role;
@@ -36,14 +34,6 @@ export interface ComposeOptions {
   redis?: Redis;
   /** Plugins given by an embedding program, after those of the config file. */
   plugins?: readonly PluginManifest[];
-}
-
-/** Outcome of one webhook delivery attempt made by this process (`WebhookOptions.onAttempt`). */
-export type WebhookAttempt = { delivered: boolean; status?: number; permanent: boolean };
-
-/** Where this process's webhook attempts are reported; the HTTP app's metrics set `listener`. */
-export interface WebhookAttempts {
-  listener?: (attempt: WebhookAttempt) => void;
 }
 
 /** The parts of one renderkit process, and how to stop them. */

@@ -1,17 +1,17 @@
 import { createHash } from "node:crypto";
 import { isIP } from "node:net";
 import { DEFAULT_ADBLOCK_LISTS, DEFAULT_EGRESS_LIMITS, MIN_EGRESS_CONNECTIONS } from "@renderkit/core/internal";
-import { ConfigError, LOG_LEVELS } from "./config-error.js";
-import { metricsConfig } from "./config-metrics.js";
-import { pluginEntries } from "./config-plugins.js";
-import { projectS3Config } from "./config-project-s3.js";
-import { redisConfig, storageConfig } from "./config-scale.js";
-import { boolean, fail, httpAddress, integer, isObject, object, string } from "./config-values.js";
+import { ConfigError, LOG_LEVELS } from "./error.js";
+import { metricsConfig } from "./metrics.js";
+import { pluginEntries } from "./plugins.js";
+import { projectS3Config } from "./project-s3.js";
+import { redisConfig, storageConfig } from "./scale.js";
 import type { ProjectConfig, ServerConfig } from "./types.js";
+import { boolean, fail, httpAddress, integer, isObject, object, string } from "./values.js";
 
 /**
  * The configuration's validators: `checkConfig` checks a partial configuration (a file, the
- * environment, overrides) key by key. `config.ts` loads and merges, and re-exports `checkConfig`.
+ * environment, overrides) key by key. `index.ts` loads and merges, and re-exports `checkConfig`.
  */
 
 /** Printable ASCII without spaces: what fits in `Authorization: Bearer <key>`. */

@@ -1,5 +1,6 @@
 import { RenderError, snakeName } from "@renderkit/core";
-import type { ProjectS3Config, S3Config } from "./types.js";
+import { writableBuckets } from "../config/project-s3.js";
+import type { ProjectS3Config, S3Config } from "../config/types.js";
 
 /**
  * What a project's callers may name in its `s3` block (docs/security.md, "Buckets, keys and
@@ -9,11 +10,6 @@ import type { ProjectS3Config, S3Config } from "./types.js";
 
 const refuse = (option: string, why: string) =>
   new RenderError("InvalidOptions", `Option ${snakeName(option)} ${why}`, { details: { option: snakeName(option) } });
-
-/** The buckets the project's renders may go to: its own, then the ones its config allows. */
-export function writableBuckets(s3: ProjectS3Config): string[] {
-  return [s3.bucket, ...(s3.allowedBuckets ?? [])];
-}
 
 /** An endpoint as compared: the address without trailing slashes; `""` for none (AWS). */
 const normal = (endpoint: string | undefined) => (endpoint === undefined ? "" : new URL(endpoint).href.replace(/\/+$/, ""));

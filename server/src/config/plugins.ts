@@ -1,9 +1,9 @@
-import { fail, isObject, object, string } from "./config-values.js";
 import type { PluginEntry } from "./types.js";
+import { fail, isObject, object, string } from "./values.js";
 
 /**
  * `plugins`: third-party plugins by package name or file path, each `"specifier"` or
- * `{ "module": "specifier", "options": {...} }`. Loaded by `load-plugins.ts`.
+ * `{ "module": "specifier", "options": {...} }`. Loaded by `renderer/load-plugins.ts`.
  */
 export function pluginEntries(value: unknown, path: string): PluginEntry[] {
   if (!Array.isArray(value) || value.length > 100) return fail(path, "must be a list of at most 100 plugins");

@@ -2,26 +2,17 @@ import { randomBytes, timingSafeEqual } from "node:crypto";
 import { join } from "node:path";
 import type { Logger } from "@renderkit/core";
 import type { Redis } from "ioredis";
-import { ConfigError } from "./config-error.js";
-import { FileProjectDocument, type ProjectDocument, RedisProjectDocument } from "./project-documents.js";
-import { linkFieldsOf, PROJECTS_FILE, type StoredFile, type StoredProject } from "./project-file.js";
-import {
-  aadOf,
-  generateKeys,
-  loadMasterKey,
-  MASTER_KEY_FILE,
-  makeProject,
-  readMasterKey,
-  seal,
-  sha256,
-  unseal,
-} from "./project-secrets.js";
-import type { Project, ProjectConfig, ServerConfig } from "./types.js";
+import { ConfigError } from "../config/error.js";
+import type { Project, ProjectConfig, ServerConfig } from "../config/types.js";
+import { FileProjectDocument, type ProjectDocument, RedisProjectDocument } from "./documents.js";
+import { linkFieldsOf, PROJECTS_FILE, type StoredFile, type StoredProject } from "./file.js";
+import { aadOf, seal, unseal } from "./sealed.js";
+import { generateKeys, loadMasterKey, MASTER_KEY_FILE, makeProject, readMasterKey, sha256 } from "./secrets.js";
 
-export { generateKeys } from "./project-secrets.js";
+export { generateKeys } from "./secrets.js";
 
 /**
- * Projects and their keys (DESIGN §3, §5).
+ * Projects and their keys (docs/server-config.md "Projects and keys").
  *
  * The secret key is kept only as its SHA-256: API calls hash the presented key and compare
  * hashes in constant time. One exception is unavoidable: render-link tokens are HMACs of the

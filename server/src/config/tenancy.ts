@@ -1,5 +1,5 @@
-import { ConfigError } from "./config-error.js";
-import { writableBuckets } from "./project-buckets.js";
+import { ConfigError } from "./error.js";
+import { writableBuckets } from "./project-s3.js";
 import type { ServerConfig } from "./types.js";
 
 /**

@@ -1,5 +1,5 @@
 import type { Logger } from "@renderkit/core";
-import type { ProjectStore } from "./projects.js";
+import type { ProjectStore } from "../projects/store.js";
 
 /**
  * The CLI's signal handling, for `serve` and `worker` alike: SIGTERM and SIGINT drain (`close`)

@@ -1,5 +1,5 @@
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
-import type { Project } from "../types.js";
+import type { Project } from "../config/types.js";
 
 /** The verdict on one request. */
 export interface RateLimitResult {
@@ -15,7 +15,8 @@ export interface RateLimitResult {
 export interface RateLimitsOptions {
   /**
    * An ioredis client: limits are then shared by every server process using that Redis
-   * (DESIGN §2). While Redis is unreachable each process falls back to its own in-memory limit.
+   * (docs/server-config.md "Rate limits"). While Redis is unreachable each process falls back to
+   * its own in-memory limit.
    */
   redis?: unknown;
   /** Prefix of the limiter keys (Redis key names). Default `renderkit:rl`. */

@@ -1,4 +1,4 @@
-import { ConfigError } from "./config-error.js";
+import { ConfigError } from "./error.js";
 
 /** Small checkers of configuration values: each returns the checked value or throws naming `path`. */
 

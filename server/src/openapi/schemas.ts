@@ -1,4 +1,4 @@
-import { GENERIC_CODES, STATUS } from "./http/errors.js";
+import { GENERIC_CODES, STATUS } from "../http/errors.js";
 
 /** Schemas of the API's answers, shared by the OpenAPI document's operations. */
 export const ERROR = {

@@ -1,11 +1,11 @@
 import type { Logger, Renderer } from "@renderkit/core";
-import type { Role, WebhookAttempts } from "./compose.js";
-import type { Destinations } from "./destinations.js";
-import type { RateLimits } from "./http/rate-limit.js";
-import type { ProjectStore } from "./projects.js";
-import type { ProjectLoad } from "./state/load.js";
-import type { RenderRecords } from "./state/records.js";
-import type { ServerConfig } from "./types.js";
+import type { ServerConfig } from "../config/types.js";
+import type { ProjectStore } from "../projects/store.js";
+import type { Destinations } from "../renderer/destinations.js";
+import type { Role, WebhookAttempts } from "../renderer/types.js";
+import type { ProjectLoad } from "../state/load.js";
+import type { RateLimits } from "../state/rate-limit.js";
+import type { RenderRecords } from "../state/records.js";
 
 /** What every route may use; built once by `createApp`. */
 export interface AppContext {

@@ -1,6 +1,6 @@
 import { RenderError, type RunGate } from "@renderkit/core";
-import type { ProjectStore } from "./projects.js";
-import type { Project } from "./types.js";
+import type { Project } from "../config/types.js";
+import type { ProjectStore } from "../projects/store.js";
 
 /**
  * The renderer's run gate on a server: a render whose project was disabled (`renderkit projects

@@ -1,19 +1,9 @@
 import { createRequire } from "node:module";
 import { type OptionSpec, type OptionTable, snakeName } from "@renderkit/core";
-import {
-  CREATED,
-  ERROR,
-  errorResponses,
-  HEALTH,
-  NOT_FOUND_RECORD,
-  READY,
-  REDIRECT,
-  RESULT,
-  STATUS_RECORD,
-} from "./openapi-schemas.js";
+import { CREATED, ERROR, errorResponses, HEALTH, NOT_FOUND_RECORD, READY, REDIRECT, RESULT, STATUS_RECORD } from "./schemas.js";
 
-/** The server package's version (src/ and dist/ both sit next to package.json). */
-const VERSION: string = (createRequire(import.meta.url)("../package.json") as { version: string }).version;
+/** The server package's version (this file is in src/openapi/ or dist/openapi/, two folders below package.json). */
+const VERSION: string = (createRequire(import.meta.url)("../../package.json") as { version: string }).version;
 
 /** JSON Schema of one option, from the same spec that validates requests. */
 function schemaOf(spec: OptionSpec): Record<string, unknown> {

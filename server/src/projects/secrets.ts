@@ -1,12 +1,12 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "@renderkit/core";
-import { ConfigError } from "./config.js";
-import { HEX64, PROJECTS_FILE, tighten, writeFileExclusive } from "./project-file.js";
-import type { Project } from "./types.js";
+import { ConfigError } from "../config/error.js";
+import type { Project } from "../config/types.js";
+import { HEX64, PROJECTS_FILE, tighten, writeFileExclusive } from "./file.js";
 
-/** Project keys: generating them, and sealing the ones kept in `projects.json` under the master key. */
+/** Project keys: generating them, and the master key that seals the ones kept in `projects.json` (`sealed.ts`). */
 
 export const MASTER_KEY_FILE = "master.key";
 
@@ -17,35 +17,6 @@ const token = (prefix: string, bytes: number): string => prefix + randomBytes(by
 export function generateKeys(): { secretKey: string; publishableKey: string; webhookSecret: string } {
   return { secretKey: token("sk_", 32), publishableKey: token("pk_", 16), webhookSecret: token("whsec_", 32) };
 }
-
-/** An AES-256-GCM ciphertext, fields base64url; the additional data binds it to project and field. */
-export interface Sealed {
-  alg: "aes-256-gcm";
-  iv: string;
-  tag: string;
-  data: string;
-}
-
-export function seal(key: Buffer, plain: string, aad: string): Sealed {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", key, iv).setAAD(Buffer.from(aad, "utf8"));
-  const data = Buffer.concat([cipher.update(plain, "utf8"), cipher.final()]);
-  return {
-    alg: "aes-256-gcm",
-    iv: iv.toString("base64url"),
-    tag: cipher.getAuthTag().toString("base64url"),
-    data: data.toString("base64url"),
-  };
-}
-
-export function unseal(key: Buffer, sealed: Sealed, aad: string): string {
-  const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(sealed.iv, "base64url")).setAAD(Buffer.from(aad, "utf8"));
-  decipher.setAuthTag(Buffer.from(sealed.tag, "base64url"));
-  return Buffer.concat([decipher.update(Buffer.from(sealed.data, "base64url")), decipher.final()]).toString("utf8");
-}
-
-/** Additional authenticated data: a ciphertext moved to another project or field fails to open. */
-export const aadOf = (id: string, field: string): string => `renderkit:${id}:${field}`;
 
 function parseMasterKey(text: string, where: string): Buffer {
   if (!HEX64.test(text)) throw new ConfigError(`${where} must be 64 hexadecimal characters (32 bytes)`);

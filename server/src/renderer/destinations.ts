@@ -12,13 +12,14 @@ import {
 } from "@renderkit/core";
 import { policyLookup } from "@renderkit/core/internal";
 import type { S3Location as BucketLocation, S3Storage } from "@renderkit/storage-s3";
-import { s3StorageOptions } from "./config-scale.js";
+import { writableBuckets } from "../config/project-s3.js";
+import { s3StorageOptions } from "../config/scale.js";
+import type { Project, S3Config, ServerConfig } from "../config/types.js";
+import type { ProjectStore } from "../projects/store.js";
+import type { RenderRecord } from "../state/records.js";
+import { refuseUnlessPublic } from "./address-checks.js";
+import { endpointAllowed, renderBucket } from "./buckets.js";
 import { bucketFailure, uploadFailure } from "./destination-failures.js";
-import { endpointAllowed, renderBucket, writableBuckets } from "./project-buckets.js";
-import type { ProjectStore } from "./projects.js";
-import { refuseUnlessPublic } from "./server-options.js";
-import type { RenderRecord } from "./state/records.js";
-import type { Project, S3Config, ServerConfig } from "./types.js";
 
 /**
  * What a render stored in a project's bucket keeps in its record: the bucket as its client saw
