@@ -58,7 +58,7 @@ step vitest node_modules/.bin/vitest run "${SOLO[@]/#/--exclude=}" "${SECURITY[@
 step vitest-solo node_modules/.bin/vitest run "${SOLO[@]}" --reporter=default --reporter=json --outputFile.json="$solo_results"
 step security npm run --silent test:security -- --reporter=json --outputFile.json="$security_results"
 # The server's HTTP tests once more against the scale-out parts: BullMQ, records, limits and
-# webhooks in a real redis-server, renders in an S3-compatible server (DESIGN §6).
+# webhooks in a real redis-server, renders in an S3-compatible server (docs/deployment.md#decisions).
 mapfile -t HTTP_TESTS < <(grep -l "startTestServer" server/test/*.test.ts)
 step vitest-redis env RENDERKIT_TEST_MODE=redis node_modules/.bin/vitest run "${HTTP_TESTS[@]}" --reporter=default --reporter=json --outputFile.json="$redis_results"
 step examples examples

@@ -1,5 +1,5 @@
 /**
- * Error codes of the render API (spec "Errors") plus ours: `ServiceUnavailable` (DESIGN §2),
+ * Error codes of the render API (spec "Errors") plus ours: `ServiceUnavailable` (docs/api.md#decisions),
  * `ProxyError` (the `proxy` option's proxy could not be reached or refused to carry the page) and
  * `DestinationUnavailable` (an address the caller chose to store the render at, such as a presigned
  * upload address, could not be reached or failed: the caller's side, not this server's).

@@ -250,7 +250,7 @@ export class Renderer {
     const admitted = lastError === undefined;
     const options = admitted ? await this.openOptions(job, startTime, info) : job.data.options;
     if (!options) return;
-    // Redelivered by a durable queue after the process died mid-attempt (DESIGN §2 "retrying").
+    // Redelivered by a durable queue after the process died mid-attempt (docs/api.md#states).
     if (admitted && job.attempt > 1 && job.attempt <= settings.maxAttempts) {
       const reason = "The process stopped during the previous attempt";
       await this.events.emit({ type: "render.retrying", renderId: job.id, attempt: job.attempt, reason, at: startTime }, info);

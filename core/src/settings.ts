@@ -22,7 +22,7 @@ export interface RendererSettings {
   dataDir: string;
   /** Public base address of the server; render addresses become `<baseUrl>/renders/<key>`. */
   baseUrl?: string;
-  /** Non-public destinations renders may reach (DESIGN §5). Default: none. */
+  /** Non-public destinations renders may reach (docs/security.md#decisions). Default: none. */
   allowPrivateNetworks: AddressPolicyOptions["allowPrivate"];
   /** Renders running at once. Default 2 (the measured sweet spot on 2 cores). */
   concurrency: number;

@@ -1,7 +1,7 @@
 import { isPublicAddress } from "@renderkit/core/internal";
 import { describe, expect, it } from "vitest";
 
-/** One address inside every non-public range of DESIGN §5 (and the reserved ones beside them). */
+/** One address inside every non-public range docs/security.md#decisions names (and the reserved ones beside them). */
 const REFUSED = [
   ["0.0.0.0", "this network"],
   ["0.1.2.3", "this network"],

@@ -1,7 +1,8 @@
-// The option names of ../shared/options-catalogue.md (the names clients of this API family send),
-// and the committed copy of them in scripts/compat/catalogue.json. The catalogue lives outside the
-// repository, so the copy is what CI checks against; when the catalogue is present, the generator
-// also checks that the copy still matches it.
+// The option names clients of this API family send, as their option catalogue lists them, and the
+// committed copy of them in scripts/compat/catalogue.json (docs/compatibility.md gives each one's
+// status). The catalogue itself is not part of the repository (`CATALOGUE_MD`, when a copy sits
+// beside the working copy), so the committed copy is what CI checks against; when the catalogue is
+// present, the generator also checks that the copy still matches it.
 //   node scripts/compat/catalogue.mjs           print the names extracted from the catalogue
 //   node scripts/compat/catalogue.mjs --write   rewrite scripts/compat/catalogue.json
 import { existsSync } from "node:fs";

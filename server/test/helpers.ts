@@ -74,8 +74,8 @@ export interface TestServer {
 }
 
 /**
- * `RENDERKIT_TEST_MODE=redis` runs the server's HTTP tests against the scale-out parts (DESIGN
- * §6: "the server's HTTP tests run against both"): a real redis-server and an S3-compatible
+ * `RENDERKIT_TEST_MODE=redis` runs the server's HTTP tests against the scale-out parts
+ * (docs/deployment.md#decisions: the server's HTTP tests run in both modes): a real redis-server and an S3-compatible
  * server, started once per test file, each test server with its own key prefix.
  */
 export const TEST_MODE: TestMode = process.env.RENDERKIT_TEST_MODE === "redis" ? "redis" : "file";

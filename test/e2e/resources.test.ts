@@ -8,9 +8,9 @@ import { listProcesses, untilEmpty, userDataDir } from "../helpers/processes.js"
 import { browserEngine, forEachEngine, startRenderer, type TestRenderer } from "../helpers/setup.js";
 
 /**
- * Leak checks (DESIGN "the core owns resources"). Each engine's renderer gets a private TMPDIR,
- * so the Chromium profiles and processes it counts are this run's own, even while other test
- * files (or other projects) run browsers on the same machine.
+ * Leak checks (docs/architecture.md#decisions: the core owns every resource it opens). Each
+ * engine's renderer gets a private TMPDIR, so the Chromium profiles and processes it counts are
+ * this run's own, even while other test files (or other projects) run browsers on the same machine.
  */
 const SMALL = { width: 400, height: 300 };
 

@@ -102,7 +102,7 @@ forEachEngine((engine) => {
       expect(error.details?.option).toBe(name);
     });
 
-    // A malformed CSS selector is a bad option value (DESIGN §2: 400 InvalidOptions naming the option),
+    // A malformed CSS selector is a bad option value (docs/api.md#errors: 400 InvalidOptions naming the option),
     // not an engine failure.
     it.each(["selector", "wait_for", "wait_to_leave", "click"])("a malformed %s is InvalidOptions naming it", async (name) => {
       const error = await expectRenderError(

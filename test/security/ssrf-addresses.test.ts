@@ -4,7 +4,7 @@ import { expectRefused, outcome, ssrfCase, useSsrf } from "./ssrf-harness.js";
 /**
  * SSRF, part 1: the requested address itself. Every spelling of an internal address, and every
  * scheme that is not http(s), is refused with a 4xx code, and the internal canary sees no
- * connection (DESIGN §5). The canary listens on every local address at its port, so each loopback
+ * connection (docs/security.md#decisions). The canary listens on every local address at its port, so each loopback
  * spelling below would reach it if the policy let the browser go.
  */
 forEachEngine((engine) => {

@@ -1,6 +1,6 @@
 import type { AddressChecker, UpstreamProxy } from "./address.js";
 
-/** What an engine can do; formatters ask before relying on something (DESIGN: capabilities). */
+/** What an engine can do; formatters ask before relying on something (docs/plugins.md#decisions). */
 /** `snapshot`: Chromium's MHTML snapshot of the page (`PageSession.snapshot`). */
 export type EngineCapability = "screenshot" | "pdf" | "content" | "screencast" | "snapshot";
 

@@ -18,9 +18,9 @@ export const PAPER_SIZES = {
 export type PaperSize = keyof typeof PAPER_SIZES;
 
 /**
- * The options of the built-in pdf format (names and defaults of options-catalogue.md). The other
- * formats refuse them, except those with a default that clients send on every request, which
- * they report as ignored.
+ * The options of the built-in pdf format (names and defaults of the option catalogue clients send:
+ * docs/compatibility.md#pdf). The other formats refuse them, except those with a default that
+ * clients send on every request, which they report as ignored.
  */
 const PDF_FORMAT_TABLE = {
   pdfPageSize: oneOf("PDF paper size.", ["A0", "A1", "A2", "A3", "A4", "A5", "A6", "Letter", "Legal", "Ledger", "Tabloid"], {

@@ -54,7 +54,7 @@ function parseRule(entry: string): AllowRule {
 }
 
 /**
- * Decides which destinations a render may reach (DESIGN §5) and pins each host name to the
+ * Decides which destinations a render may reach (docs/security.md#decisions) and pins each host name to the
  * address it first resolved to, so a page cannot rebind a name to a private address later.
  * One instance per render: the pins live as long as the render.
  */

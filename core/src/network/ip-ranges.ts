@@ -1,6 +1,6 @@
 import { BlockList, isIP } from "node:net";
 
-/** Ranges no render may reach (DESIGN §5): private, loopback, link-local, CGNAT, multicast, reserved. */
+/** Ranges no render may reach (docs/security.md#decisions): private, loopback, link-local, CGNAT, multicast, reserved. */
 const NON_PUBLIC_V4: readonly [string, number][] = [
   ["0.0.0.0", 8],
   ["10.0.0.0", 8],

@@ -13,7 +13,7 @@ export function hostAndPort(url: URL): { host: string; port: number } {
 
 /**
  * Node's `lookup` answering with an address vetted before: the connection goes where the check
- * looked, whatever DNS says now (DESIGN §5: resolve once and pin; no rebinding).
+ * looked, whatever DNS says now (docs/security.md#decisions: resolve once, then pin; no rebinding).
  */
 export function pinnedLookup(pinned: Vetted): LookupFunction {
   return (_hostname, options, callback) => {

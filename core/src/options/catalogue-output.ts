@@ -1,10 +1,10 @@
 import { RenderError } from "../errors.js";
 import { bool, num } from "./spec.js";
 
-/** Bounds of `ttl` in seconds (options-catalogue.md): one minute to 30 days. */
+/** Bounds of `ttl` in seconds (docs/compatibility.md#cache-and-storage): one minute to 30 days. */
 export const TTL_BOUNDS = { min: 60, max: 2_592_000 } as const;
 
-/** Options of every output: `disable_ligatures`, `ttl`. Merged into `CORE_OPTIONS`; names and defaults follow options-catalogue.md. */
+/** Options of every output: `disable_ligatures`, `ttl`. Merged into `CORE_OPTIONS`; names and defaults follow the option catalogue clients send (docs/compatibility.md). */
 export const OUTPUT_OPTIONS = {
   disableLigatures: bool(
     "Turn off font ligatures (`font-variant-ligatures: none !important` on every element of the main frame), so `fi`, `fl`, `ffi` are drawn and extracted from PDFs as separate letters instead of one ligature glyph (U+FB01...). Every format that draws the page (images, pdf, svg, video); `html` and `mhtml` carry the style; refused with `md`.",

@@ -16,7 +16,7 @@ export const MAX_HEIGHT = { default: 20_000, max: 60_000 } as const;
 
 /**
  * Page preparation options (issue 6): consent banners, blocking, lazy loading, tall pages and
- * interactions. Merged into `CORE_OPTIONS`; names and defaults follow options-catalogue.md.
+ * interactions. Merged into `CORE_OPTIONS`; names and defaults follow the option catalogue clients send (docs/compatibility.md).
  */
 export const PAGE_OPTIONS = {
   hideCookieBanners: bool(

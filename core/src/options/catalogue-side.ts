@@ -1,7 +1,7 @@
 import type { OptionRule } from "../contracts/option-rule.js";
 import { bool } from "./spec.js";
 
-/** Side render options (issue 11): save_cookies, save_headers, save_links, save_resource_info, save_mhtml. Merged into `CORE_OPTIONS`; names and defaults follow options-catalogue.md. */
+/** Side render options (issue 11): save_cookies, save_headers, save_links, save_resource_info, save_mhtml. Merged into `CORE_OPTIONS`; names and defaults follow the option catalogue clients send (docs/compatibility.md). */
 export const SIDE_OPTIONS = {
   saveMhtml: bool(
     "Also store Chromium's MHTML snapshot of the page (after its preparation, like `format: mhtml`); adds `mhtmlUrl` to the result, on any format. With `format: mhtml` it is the render itself.",

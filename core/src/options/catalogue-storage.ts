@@ -21,7 +21,7 @@ export const S3_STORAGE_CLASSES = [
 ] as const;
 
 /**
- * Where a render's file goes (options-catalogue.md "Cache and storage"). The renderer stores
+ * Where a render's file goes (docs/compatibility.md#cache-and-storage). The renderer stores
  * into its own storage unless a destination resolver (`RendererSettings.destination`, the
  * server's project buckets) takes `use_s3` or `s3_presigned_url`.
  */

@@ -5,7 +5,7 @@ import { num, str } from "./spec.js";
 /** Longest accepted `platform` value. */
 export const MAX_PLATFORM_LENGTH = 64;
 
-/** Options about the target site (issue 11): authorization, platform, geolocation, proxy. Merged into `CORE_OPTIONS`; names and defaults follow options-catalogue.md. */
+/** Options about the target site (issue 11): authorization, platform, geolocation, proxy. Merged into `CORE_OPTIONS`; names and defaults follow the option catalogue clients send (docs/compatibility.md). */
 export const TARGET_OPTIONS = {
   authorization: str(
     "`Authorization` header value (`Bearer ...`, `Basic ...`) sent with every request to the target's own origin (scheme, host and port of `url`), its redirects to that origin included, on every format. Requests to other origins (other hosts' images, scripts, iframes, a redirect elsewhere) never carry it. Needs `url`; not with an `Authorization` entry in `headers` (both would set the same header).",

@@ -8,7 +8,7 @@ export const GLOBAL_TIMEOUT = { min: 1_000, max: 900_000 } as const;
 export const COLOUR_PATTERN =
   /^(#[0-9a-f]{3,8}|[a-z]{3,30}|(rgb|rgba|hsl|hsla|hwb|lab|lch|oklab|oklch)\([0-9a-z.,%\s/+-]{1,80}\))$/i;
 
-/** Waiting and page options (issue 11): wait states, image wait, global timeout, animations, highlighting, more blocking, reader view. Merged into `CORE_OPTIONS`; names and defaults follow options-catalogue.md. */
+/** Waiting and page options (issue 11): wait states, image wait, global timeout, animations, highlighting, more blocking, reader view. Merged into `CORE_OPTIONS`; names and defaults follow the option catalogue clients send (docs/compatibility.md). */
 export const WAIT_OPTIONS = {
   waitForState: oneOf(
     "What `wait_for` waits for: `visible` (in the DOM with a box and not `visibility: hidden`; the default) or `attached` (in the DOM, visible or not). Needs `wait_for`.",

@@ -3,7 +3,7 @@ import { RenderError } from "../errors.js";
 import { str, strings } from "./spec.js";
 import { xpathSyntaxError } from "./xpath-syntax.js";
 
-/** XPath variants of the interaction options (issue 11 follow-up): click_x, click_all_x, scroll_to_x. Merged into `CORE_OPTIONS`; names and defaults follow options-catalogue.md. */
+/** XPath variants of the interaction options (issue 11 follow-up): click_x, click_all_x, scroll_to_x. Merged into `CORE_OPTIONS`; names and defaults follow the option catalogue clients send (docs/compatibility.md). */
 export const XPATH_OPTIONS = {
   clickX: strings(
     "XPath 1.0 expression whose first matching element is clicked before capture, as `click` does for a CSS selector; repeat the option for several, clicked in order after every `click` (commas belong to XPath, so they do not separate expressions). An expression matching nothing is skipped, or fails the render with `fail_if_selector_missing`. Every format.",

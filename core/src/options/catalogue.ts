@@ -10,7 +10,7 @@ import { XPATH_OPTIONS } from "./catalogue-xpath.js";
 import { bool, num, oneOf, str, strings } from "./spec.js";
 
 /**
- * The core's request options (names and defaults of options-catalogue.md, in camelCase).
+ * The core's request options (names and defaults of the option catalogue clients send, in camelCase: docs/compatibility.md).
  * `url`, `html` and `format` are parsed specially (spec error codes, formatter registry).
  */
 export const CORE_OPTIONS = {

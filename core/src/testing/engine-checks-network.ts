@@ -5,7 +5,7 @@ import { delay, expectRenderError } from "./assertions.js";
 import { HOME_PADDING } from "./engine-fixture.js";
 import type { EngineHarness } from "./engine-harness.js";
 
-/** Loading, waiting, headers, isolation and the address policy (DESIGN §5). */
+/** Loading, waiting, headers, isolation and the address policy (docs/security.md#decisions). */
 export function networkChecks(h: EngineHarness): void {
   h.check("opens a URL and reports the final address and status after redirects", async () => {
     await h.withPage({ url: h.url("/to-home") }, {}, async (s) => {

@@ -40,8 +40,8 @@ const PAGE_SETTINGS = {
 } as const satisfies Record<keyof PageSettings, true>;
 
 /**
- * Settings that decide where the page may reach (the core's address policy alone sets them, DESIGN
- * §5) and whose pages it may share (the project).
+ * Settings that decide where the page may reach (the core's address policy alone sets them:
+ * docs/security.md#decisions) and whose pages it may share (the project).
  */
 const NETWORK_SETTINGS: readonly (keyof PageSettings)[] = [
   "policy",

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 
-/** How a render was requested; the suffix is part of its opaque id (DESIGN §2). */
+/** How a render was requested; the suffix is part of its opaque id (docs/api.md#render-identifiers). */
 export type RenderOrigin = "sync" | "async" | "link";
 
 const SUFFIX: Record<RenderOrigin, string> = { sync: "_s", async: "", link: "_l" };

@@ -38,7 +38,7 @@ export const IMG_POSITIONS = [
 ] as const;
 
 /**
- * The options of the image formats (names and defaults of options-catalogue.md): quality,
+ * The options of the image formats (names and defaults of the option catalogue clients send: docs/compatibility.md): quality,
  * transparency, thumbnails, and the shaping of issue 11 (clip, widths, backgrounds, thumbnail
  * fitting, device pixel ratio, full-page mode, header strip, section height). The other formats
  * refuse them (`quality`, which clients send on every request, is reported as ignored instead).

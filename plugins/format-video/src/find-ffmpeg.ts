@@ -27,7 +27,8 @@ function executableFile(path: string): boolean {
 /**
  * The binary of the `ffmpeg-static` package when it is installed and its download worked. It is
  * not a dependency of this package: its install script downloads from GitHub and fails offline
- * (DESIGN §4), and it adds nothing over a system ffmpeg. Users who want it install it themselves.
+ * (CONTRIBUTING.md#rules-that-keep-this-working-offline), and it adds nothing over a system
+ * ffmpeg. Users who want it install it themselves.
  */
 function ffmpegStatic(): string | undefined {
   try {
@@ -48,9 +49,10 @@ function onPath(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 /**
- * Finds ffmpeg (DESIGN §4): the plugin's `ffmpegPath`, then `FFMPEG_PATH`, then the `ffmpeg-static`
- * binary when it exists on disk, then `ffmpeg` on `PATH`. A configured path that does not exist is
- * an error rather than a silent fallback. Throws `EngineResponseNotOkError` naming what to install.
+ * Finds ffmpeg (this package's README.md#plugin-options): the plugin's `ffmpegPath`, then
+ * `FFMPEG_PATH`, then the `ffmpeg-static` binary when it exists on disk, then `ffmpeg` on `PATH`. A
+ * configured path that does not exist is an error rather than a silent fallback. Throws
+ * `EngineResponseNotOkError` naming what to install.
  */
 export function findFfmpeg(explicit?: string, env: NodeJS.ProcessEnv = process.env): FfmpegBinary {
   const configured: [string | undefined, FfmpegSource][] = [

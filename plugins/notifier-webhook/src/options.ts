@@ -1,12 +1,12 @@
 import type { AddressPolicyOptions, Logger, Lookup } from "@renderkit/core";
 
-/** Retry delays after the 1st, 2nd... failed attempt (DESIGN §2): 5 s, 30 s, 2 min, 10 min, 30 min, 1 h. */
+/** Retry delays after the 1st, 2nd... failed attempt (docs/api.md#webhooks): 5 s, 30 s, 2 min, 10 min, 30 min, 1 h. */
 export const DEFAULT_SCHEDULE: readonly number[] = [5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000];
 
 /** Options shared by `webhookNotifier()` and `new WebhookNotifier()`. */
 export interface WebhookOptions {
   /**
-   * The project's webhook secret (DESIGN §3: distinct from its API secret). Asked before every
+   * The project's webhook secret (never its secret key: docs/api.md#decisions). Asked before every
    * attempt, so a rotated secret applies to retries. `undefined` or `""`: the delivery fails at
    * once, recorded with the reason. A rejection (database down) counts as a failed attempt.
    */
@@ -17,7 +17,10 @@ export interface WebhookOptions {
   jitter?: number;
   /** Budget of one attempt (resolve, connect, answer's status line) in ms. Default 10 000. */
   timeoutMs?: number;
-  /** Non-public webhook destinations allowed (DESIGN §5). Default: none (plugin: the renderer's `allowPrivateNetworks`). */
+  /**
+   * Non-public webhook destinations allowed (docs/security.md#decisions). Default: none (plugin:
+   * the renderer's `allowPrivateNetworks`).
+   */
   allowPrivate?: AddressPolicyOptions["allowPrivate"];
   /** DNS lookup override (tests). Default: the system resolver (plugin: the renderer's `lookup`). */
   lookup?: Lookup;

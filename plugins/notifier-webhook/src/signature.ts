@@ -3,7 +3,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 /** Name of the header that carries the signature (spec "Webhook signature"). */
 export const SIGNATURE_HEADER = "X-Service-Signature";
 
-/** Default replay window of `verifyWebhookSignature` (DESIGN §2 "Replay window"). */
+/** Default replay window of `verifyWebhookSignature` (docs/api.md#decisions, "Webhooks"). */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 export interface VerifyOptions {

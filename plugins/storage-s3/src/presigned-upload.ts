@@ -7,7 +7,7 @@ export const PRESIGNED_UPLOAD_TIMEOUT_MS = 60_000;
 
 /** How `uploadToPresignedUrl` may reach the address. */
 export interface PresignedUploadOptions {
-  /** Vets and pins the host (DESIGN §5); throws `InvalidURLError` for non-public addresses. */
+  /** Vets and pins the host (docs/security.md#decisions); throws `InvalidURLError` for non-public addresses. */
   policy: AddressPolicy;
   /** Whole budget in ms. Default 60 000. */
   timeoutMs?: number;
@@ -54,7 +54,7 @@ export async function uploadToPresignedUrl(
   // A body failing before it is read must not crash the process; reading it reports the error.
   readable?.on("error", () => undefined);
   try {
-    // Never an upload without the address rules (DESIGN §5), even from a careless caller.
+    // Never an upload without the address rules (docs/security.md#decisions), even from a careless caller.
     if (typeof options?.policy?.resolve !== "function") throw new TypeError("uploadToPresignedUrl: options.policy is required");
     const { url: address, host, port } = parseAddress(url);
     if (typeof meta?.contentType !== "string" || meta.contentType === "") {

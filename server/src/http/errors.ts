@@ -1,7 +1,7 @@
 import { type ErrorCode, isRenderError, type Logger } from "@renderkit/core";
 import { HTTPError } from "h3";
 
-/** HTTP status of every error code (DESIGN §2). A `Record` so a new code cannot be forgotten. */
+/** HTTP status of every error code (docs/api.md#errors). A `Record` so a new code cannot be forgotten. */
 export const STATUS: Record<ErrorCode, number> = {
   InvalidOptions: 400,
   InvalidTtl: 400,

@@ -151,7 +151,7 @@ function refuseOnLinks(options: RenderOptions, signed: boolean): void {
 }
 
 /**
- * Render links (DESIGN §3, tightened): `GET|HEAD /v1/{publishable_key}/{token}/{format}?{query}`
+ * Render links (docs/api.md#render-links): `GET|HEAD /v1/{publishable_key}/{token}/{format}?{query}`
  * answers with the render's bytes (or, with `response_type`, its JSON result, base64 text or no
  * body). The token is the hex HMAC-SHA256 of `<format>?<raw query>` keyed with the project's
  * secret key (older forms: see `checkToken`); `expires` bounds its life. Tokenless links work only

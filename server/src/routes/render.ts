@@ -42,7 +42,7 @@ function syncAnswer(
   return json(event, 307, { redirectUrl }, { ...answerHeaders(event), location: redirectUrl });
 }
 
-/** The render endpoints of the spec, plus the compatibility aliases of DESIGN §3. */
+/** The render endpoints of the spec, plus the compatibility aliases (docs/api.md#endpoints). */
 export function renderRoutes(app: H3, ctx: AppContext): void {
   /** The API's admission: the secret key in `Authorization`, the options in the body. */
   const api = (event: H3Event, origin: "sync" | "async", refuse: Admission["refuse"]): Admission => ({

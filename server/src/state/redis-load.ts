@@ -22,7 +22,7 @@ return held
 const STALE_MS = 24 * 3_600_000;
 
 /**
- * The per-project queue share of API and worker nodes (DESIGN §6 "Limits"): a sorted set of
+ * The per-project queue share of API and worker nodes (docs/deployment.md#decisions, "Limits are shared"): a sorted set of
  * render ids per project, `<prefix>:load:<projectId>`. API nodes reserve before queueing;
  * the worker that ends a render releases its place.
  */

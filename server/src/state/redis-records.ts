@@ -6,7 +6,7 @@ import { endFields, finalEventOf, newRecord, type RenderRecord, type RenderRecor
 import { shared } from "./redis-client.js";
 
 /**
- * Applies one event to a render's hash, atomically (DESIGN §6 "Exactly one final event"):
+ * Applies one event to a render's hash, atomically (docs/deployment.md#decisions, "One end per render"):
  * an ended record never changes again; `created` never overwrites; an event for a record that
  * is missing (expired, or its `created` was lost) starts one from ARGV[3]. Publishes the render
  * id on ARGV[5] when the event ends it. Returns 1 when applied, 0 when refused.
@@ -69,7 +69,7 @@ function fromFields(hash: Record<string, string>): RenderRecord | undefined {
 
 /**
  * Render records shared by API and worker nodes: a hash per render, `<prefix>:render:<id>`,
- * expiring with the render (DESIGN §6). Any node answers any status lookup; a sync wait on any
+ * expiring with the render (docs/deployment.md#where-each-fact-lives). Any node answers any status lookup; a sync wait on any
  * API node wakes on the `<prefix>:ended` channel, with a poll of the record as the fallback.
  */
 export class RedisRenderRecords implements RenderRecords {
