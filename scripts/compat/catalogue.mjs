@@ -1,10 +1,10 @@
 // The option names clients of this API family send, as their option catalogue lists them, and the
 // committed copy of them in scripts/compat/catalogue.json (docs/compatibility.md gives each one's
-// status). The catalogue itself is not part of the repository (`CATALOGUE_MD`, when a copy sits
-// beside the working copy), so the committed copy is what CI checks against; when the catalogue is
-// present, the generator also checks that the copy still matches it.
-//   node scripts/compat/catalogue.mjs           print the names extracted from the catalogue
-//   node scripts/compat/catalogue.mjs --write   rewrite scripts/compat/catalogue.json
+// status). The catalogue document itself is not part of the repository: the committed copy is what
+// CI checks against. Given a copy of the catalogue (`--catalogue <file>`, also to
+// gen-compat-doc.mjs), the generator also checks that the committed names still match it.
+//   node scripts/compat/catalogue.mjs --catalogue <file>           print the names it lists
+//   node scripts/compat/catalogue.mjs --catalogue <file> --write   rewrite scripts/compat/catalogue.json
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -13,8 +13,10 @@ import { biomeFormat } from "./biome.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const CATALOGUE_JSON = join(HERE, "catalogue.json");
-/** Where the catalogue lives next to a working copy (absent on a CI clone). */
-export const CATALOGUE_MD = join(HERE, "..", "..", "..", "shared", "options-catalogue.md");
+/** A copy of the catalogue document, when one is given (`--catalogue <file>`; never on a CI clone). */
+export const CATALOGUE_MD = process.argv.includes("--catalogue")
+  ? process.argv[process.argv.indexOf("--catalogue") + 1]
+  : undefined;
 
 /** Backticked spans of `text`. */
 const spans = (text) => [...text.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
@@ -115,18 +117,18 @@ export async function committedCatalogue() {
 
 /** The names extracted from the catalogue next to the working copy, or undefined when it is not there. */
 export async function liveCatalogue() {
-  if (!existsSync(CATALOGUE_MD)) return undefined;
+  if (!CATALOGUE_MD || !existsSync(CATALOGUE_MD)) return undefined;
   return extractCatalogue(await readFile(CATALOGUE_MD, "utf8"));
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const names = await liveCatalogue();
   if (!names) {
-    console.error(`${CATALOGUE_MD} not found`);
+    console.error(`${CATALOGUE_MD ?? "the catalogue document (--catalogue <file>)"} not found`);
     process.exit(1);
   }
   const json = biomeFormat(`${JSON.stringify(toStored(names), null, 2)}\n`, CATALOGUE_JSON);
-  if (process.argv[2] === "--write") {
+  if (process.argv.includes("--write")) {
     await writeFile(CATALOGUE_JSON, json);
     console.log(`wrote ${names.length} names to ${CATALOGUE_JSON}`);
   } else process.stdout.write(json);
