@@ -65,7 +65,8 @@ export { type ParsedOptions, parseOptions, snakeName } from "./options/parse.js"
 export * from "./options/spec.js";
 export { definePlugin, type PluginContext, type PluginManifest } from "./plugin.js";
 export type { RenderListener } from "./render-events.js";
-export { Renderer, type RenderJobData, type SubmitOptions } from "./renderer.js";
+export type { RenderJobData } from "./render-job.js";
+export { Renderer, type SubmitOptions } from "./renderer.js";
 export type { RendererSettings } from "./settings.js";
 export { ENGINE, FORMATTER, LOGGER, NOTIFIER, QUEUE, SETTINGS, STORAGE } from "./tokens.js";
 export type { RenderOrigin } from "./util/ids.js";
