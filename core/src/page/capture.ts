@@ -1,4 +1,5 @@
-import type { Box, PageSession } from "../contracts/engine.js";
+import type { Box } from "../contracts/capture-settings.js";
+import type { PageSession } from "../contracts/page-session.js";
 import type { RenderOptions } from "../contracts/render-options.js";
 import { RenderError } from "../errors.js";
 import { abortReason } from "../util/timeout.js";

@@ -1,6 +1,6 @@
-import type { PageSession } from "../contracts/engine.js";
 import type { FormatSpec } from "../contracts/formatter.js";
 import type { Logger } from "../contracts/logger.js";
+import type { PageSession } from "../contracts/page-session.js";
 import type { RenderOptions } from "../contracts/render-options.js";
 import { RenderError } from "../errors.js";
 import { checkXPathOptions } from "../options/catalogue-xpath.js";
