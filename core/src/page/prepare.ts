@@ -12,7 +12,7 @@ import { finishAnimations, hideXPath, highlightText, stopCssAnimations } from ".
 import { showReaderView } from "../prepare/readable.js";
 import { preScroll } from "../prepare/scroll.js";
 import { sleep, withTimeout } from "../util/timeout.js";
-import { captureBounds } from "./capture.js";
+import { captureBounds } from "./capture-limits.js";
 import { disableLigatures } from "./ligatures.js";
 import { forOption, pageError } from "./option-errors.js";
 import { checkPageSettings } from "./settings.js";
