@@ -1,7 +1,8 @@
 import type { AttemptDeps, AttemptPlan } from "./attempt-plan.js";
 import type { RenderDestination } from "./contracts/destination.js";
-import type { Engine, PageSettings } from "./contracts/engine.js";
+import type { Engine } from "./contracts/engine.js";
 import type { FormatSpec, Formatter } from "./contracts/formatter.js";
+import type { PageSettings } from "./contracts/page-settings.js";
 import type { RenderOptions } from "./contracts/render-options.js";
 import { RenderError } from "./errors.js";
 import { renderTtlSeconds } from "./options/catalogue-output.js";

@@ -5,32 +5,16 @@
 import "reflect-metadata";
 
 export type { AddressChecker, Denial, ResolvedAddress, UpstreamProxy } from "./contracts/address.js";
-export type { DestinationRequest, DestinationResolver, RenderDestination } from "./contracts/destination.js";
 export type {
   Box,
-  CookieSpec,
-  EgressLimits,
-  ElementQuery,
-  Engine,
-  EngineCapability,
-  EngineStats,
-  PageCookie,
-  PageResponse,
-  PageSession,
-  PageSettings,
-  PageTarget,
   PdfSettings,
-  RequestFilter,
-  RequestInfo,
-  ResourceKind,
-  ResourceRecord,
-  ResourceReport,
   Screencast,
   ScreencastFrame,
   ScreencastSettings,
   ScreenshotSettings,
-  WaitUntil,
-} from "./contracts/engine.js";
+} from "./contracts/capture-settings.js";
+export type { DestinationRequest, DestinationResolver, RenderDestination } from "./contracts/destination.js";
+export type { Engine, EngineCapability, EngineStats } from "./contracts/engine.js";
 export type { FinalRenderEvent, RenderEvent, RenderResult, RenderStatus } from "./contracts/events.js";
 export type { FormatContext, FormatOptions, FormatOutput, FormatSpec, Formatter, SideRenderKind } from "./contracts/formatter.js";
 export type { RenderJobInfo } from "./contracts/job.js";
@@ -49,6 +33,24 @@ export type {
   StringListSpec,
   StringSpec,
 } from "./contracts/option-spec.js";
+export type {
+  ElementQuery,
+  PageCookie,
+  PageResponse,
+  PageSession,
+  ResourceRecord,
+  ResourceReport,
+} from "./contracts/page-session.js";
+export type {
+  CookieSpec,
+  EgressLimits,
+  PageSettings,
+  PageTarget,
+  RequestFilter,
+  RequestInfo,
+  ResourceKind,
+  WaitUntil,
+} from "./contracts/page-settings.js";
 export { type JobHandler, JobNotDone, type Queue, type QueueCounts, type QueueJob } from "./contracts/queue.js";
 export type { RenderOptions } from "./contracts/render-options.js";
 export type { RunGate, RunGateRequest } from "./contracts/run-gate.js";
@@ -65,7 +67,8 @@ export { type ParsedOptions, parseOptions, snakeName } from "./options/parse.js"
 export * from "./options/spec.js";
 export { definePlugin, type PluginContext, type PluginManifest } from "./plugin.js";
 export type { RenderListener } from "./render-events.js";
-export { Renderer, type RenderJobData, type SubmitOptions } from "./renderer.js";
+export type { RenderJobData } from "./render-job.js";
+export { Renderer, type SubmitOptions } from "./renderer.js";
 export type { RendererSettings } from "./settings.js";
 export { ENGINE, FORMATTER, LOGGER, NOTIFIER, QUEUE, SETTINGS, STORAGE } from "./tokens.js";
 export type { RenderOrigin } from "./util/ids.js";

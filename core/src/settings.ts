@@ -1,7 +1,7 @@
 import { join, resolve } from "node:path";
 import type { DestinationResolver } from "./contracts/destination.js";
-import type { EgressLimits } from "./contracts/engine.js";
 import type { FinalRenderEvent, RenderEvent } from "./contracts/events.js";
+import type { EgressLimits } from "./contracts/page-settings.js";
 import type { RunGate } from "./contracts/run-gate.js";
 import type { JobSecrets } from "./job-secrets.js";
 import type { AddressPolicyOptions } from "./network/address-policy.js";

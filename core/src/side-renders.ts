@@ -1,7 +1,7 @@
 import type { AttemptDeps, AttemptPlan, SideFormatters } from "./attempt-plan.js";
 import type { PresignedSide } from "./contracts/destination.js";
-import type { PageSession } from "./contracts/engine.js";
 import type { SideRenderKind } from "./contracts/formatter.js";
+import type { PageSession } from "./contracts/page-session.js";
 import { RenderError } from "./errors.js";
 import { renderTtlSeconds } from "./options/catalogue-output.js";
 import { extractMetadata } from "./page/metadata.js";

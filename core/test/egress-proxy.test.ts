@@ -6,7 +6,7 @@ import { type EgressSession, openEgressSession } from "@renderkit/core/chromium"
 import { type FixtureServer, readAll, startFixtureServer } from "@renderkit/core/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 // The header the proxy marks its refusals with is the runtime's own: `/chromium` does not export it.
-import { DENIED_HEADER } from "../dist/chromium/network/egress-proxy.js";
+import { DENIED_HEADER } from "../dist/chromium/network/proxy-answers.js";
 
 interface Answer {
   status: number;

@@ -1,8 +1,10 @@
 import type { Readable } from "node:stream";
-import type { EngineCapability, PageSession, PageSettings } from "./engine.js";
+import type { EngineCapability } from "./engine.js";
 import type { Logger } from "./logger.js";
 import type { OptionRule } from "./option-rule.js";
 import type { OptionsOf, OptionTable } from "./option-spec.js";
+import type { PageSession } from "./page-session.js";
+import type { PageSettings } from "./page-settings.js";
 import type { RenderOptions } from "./render-options.js";
 
 /** A format a formatter produces. */

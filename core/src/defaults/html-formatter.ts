@@ -1,5 +1,5 @@
-import type { PageSession } from "../contracts/engine.js";
 import type { FormatContext, FormatOutput, FormatSpec, Formatter } from "../contracts/formatter.js";
+import type { PageSession } from "../contracts/page-session.js";
 import { htmlSnapshot } from "../page/html-snapshot.js";
 
 /** The built-in `html` format: the rendered DOM after scripts ran, as a standalone document. */

@@ -1,5 +1,5 @@
-import type { PageSession } from "../contracts/engine.js";
 import type { FormatContext, FormatOutput, FormatSpec, Formatter } from "../contracts/formatter.js";
+import type { PageSession } from "../contracts/page-session.js";
 import { RenderError } from "../errors.js";
 
 /**

@@ -1,5 +1,6 @@
-import type { PageSession, PdfSettings } from "../contracts/engine.js";
+import type { PdfSettings } from "../contracts/capture-settings.js";
 import type { FormatContext, FormatOptions, FormatOutput, FormatSpec, Formatter } from "../contracts/formatter.js";
+import type { PageSession } from "../contracts/page-session.js";
 import { RenderError } from "../errors.js";
 import { lengthToPx } from "../options/parse.js";
 import { PAPER_SIZES, PDF_FORMAT_OPTIONS, PDF_RULES } from "./pdf-options.js";

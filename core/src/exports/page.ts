@@ -3,12 +3,10 @@
  * screenshots in sections, pre-scroll, snapshots, shape values; and for engines, whatever the
  * browser: a driver's cookie as a `PageCookie`. Experimental: may change in a minor release.
  */
+export { type Capture, type CaptureSection, captureScreenshot } from "../page/capture.js";
 export {
-  type Capture,
   type CaptureLimits,
-  type CaptureSection,
   captureBounds,
-  captureScreenshot,
   checkViewportPixels,
   MAX_CAPTURE_PIXELS,
   MAX_SHOT_PIXELS,
@@ -16,7 +14,7 @@ export {
   NATIVE_MAX_PIXELS,
   SECTION_PIXELS,
   sectionHeight,
-} from "../page/capture.js";
+} from "../page/capture-limits.js";
 export { htmlSnapshot } from "../page/html-snapshot.js";
 export { extractMetadata, type PageMetadata } from "../page/metadata.js";
 export { forOption, PRESCROLL_BUDGET_MS } from "../page/prepare.js";

@@ -1,4 +1,4 @@
-import type { EgressLimits } from "../contracts/engine.js";
+import type { EgressLimits } from "../contracts/page-settings.js";
 
 // The settings' egress caps per render; the Chromium runtime's egress proxy enforces them
 // (chromium/network/egress-caps.ts).

@@ -1,4 +1,4 @@
-import type { PageSession } from "../contracts/engine.js";
+import type { PageSession } from "../contracts/page-session.js";
 
 /**
  * The rendered DOM as a standalone document: scripts removed (they already ran; running them

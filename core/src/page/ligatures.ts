@@ -1,4 +1,4 @@
-import type { PageSession } from "../contracts/engine.js";
+import type { PageSession } from "../contracts/page-session.js";
 
 /**
  * `disable_ligatures`: every element (and its generated content) of the main frame drawn without

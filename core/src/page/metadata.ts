@@ -1,4 +1,4 @@
-import type { PageSession } from "../contracts/engine.js";
+import type { PageSession } from "../contracts/page-session.js";
 
 /** Page metadata returned by `metadata: true` and stored by `save_metadata`. */
 export interface PageMetadata {

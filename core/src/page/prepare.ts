@@ -1,6 +1,6 @@
-import type { PageSession } from "../contracts/engine.js";
 import type { FormatSpec } from "../contracts/formatter.js";
 import type { Logger } from "../contracts/logger.js";
+import type { PageSession } from "../contracts/page-session.js";
 import type { RenderOptions } from "../contracts/render-options.js";
 import { RenderError } from "../errors.js";
 import { checkXPathOptions } from "../options/catalogue-xpath.js";
@@ -12,7 +12,7 @@ import { finishAnimations, hideXPath, highlightText, stopCssAnimations } from ".
 import { showReaderView } from "../prepare/readable.js";
 import { preScroll } from "../prepare/scroll.js";
 import { sleep, withTimeout } from "../util/timeout.js";
-import { captureBounds } from "./capture.js";
+import { captureBounds } from "./capture-limits.js";
 import { disableLigatures } from "./ligatures.js";
 import { forOption, pageError } from "./option-errors.js";
 import { checkPageSettings } from "./settings.js";

@@ -1,5 +1,5 @@
 import type { AddressChecker } from "../contracts/address.js";
-import type { CookieSpec, PageSettings, PageTarget } from "../contracts/engine.js";
+import type { CookieSpec, PageSettings, PageTarget } from "../contracts/page-settings.js";
 import type { RenderOptions } from "../contracts/render-options.js";
 import { RenderError } from "../errors.js";
 import { parseProxy } from "../network/upstream-proxy.js";

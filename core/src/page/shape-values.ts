@@ -1,4 +1,4 @@
-import type { Box } from "../contracts/engine.js";
+import type { Box } from "../contracts/capture-settings.js";
 import { MAX_HEIGHT } from "../options/catalogue-page.js";
 
 /** Largest `clip` width in CSS pixels (one capture's width at device scale factor 1). */

@@ -1,4 +1,4 @@
-import type { RequestFilter, RequestInfo, ResourceKind } from "../contracts/engine.js";
+import type { RequestFilter, RequestInfo, ResourceKind } from "../contracts/page-settings.js";
 import type { RenderOptions } from "../contracts/render-options.js";
 import { RenderError } from "../errors.js";
 import { BLOCK_KINDS } from "../options/catalogue-page.js";

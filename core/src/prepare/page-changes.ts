@@ -1,4 +1,4 @@
-import type { PageSession } from "../contracts/engine.js";
+import type { PageSession } from "../contracts/page-session.js";
 import type { RenderOptions } from "../contracts/render-options.js";
 import { RenderError } from "../errors.js";
 import { FINISH_ANIMATIONS_SOURCE, NO_ANIMATION_CSS } from "./page-scripts.js";

@@ -1,4 +1,4 @@
-import type { PageSession } from "../contracts/engine.js";
+import type { PageSession } from "../contracts/page-session.js";
 import { abortReason, raceSignal, sleep, withTimeout } from "../util/timeout.js";
 
 export interface PreScrollSettings {

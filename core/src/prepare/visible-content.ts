@@ -1,4 +1,5 @@
-import type { Box, PageSession } from "../contracts/engine.js";
+import type { Box } from "../contracts/capture-settings.js";
+import type { PageSession } from "../contracts/page-session.js";
 import { withTimeout } from "../util/timeout.js";
 
 /** Elements looked at, at most (the check stops at the first content it finds). */

@@ -1,4 +1,4 @@
-import type { PageCookie } from "../contracts/engine.js";
+import type { PageCookie } from "../contracts/page-session.js";
 
 /** Most cookies stored by `save_cookies` (Chromium keeps about 180 a domain; a context can hold thousands). */
 export const MAX_COOKIES = 1_000;

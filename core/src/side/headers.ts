@@ -1,4 +1,4 @@
-import type { PageResponse } from "../contracts/engine.js";
+import type { PageResponse } from "../contracts/page-session.js";
 
 /** Most response headers kept, and the longest value (Chromium already caps a response's headers). */
 const MAX_HEADERS = 200;

@@ -1,4 +1,4 @@
-import type { PageSession } from "../contracts/engine.js";
+import type { PageSession } from "../contracts/page-session.js";
 
 /** Most links listed by `save_links`; a page may carry 100,000. */
 export const MAX_LINKS = 5_000;

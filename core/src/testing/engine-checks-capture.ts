@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import type { PdfSettings, ScreenshotSettings } from "../contracts/engine.js";
+import type { PdfSettings, ScreenshotSettings } from "../contracts/capture-settings.js";
 import { colourHtml } from "./engine-fixture.js";
 import type { EngineHarness } from "./engine-harness.js";
 import { decodePng, isPng, pngSize } from "./png.js";

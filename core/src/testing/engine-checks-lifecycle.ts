@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import type { PageSession } from "../contracts/engine.js";
+import type { PageSession } from "../contracts/page-session.js";
 import type { EngineHarness } from "./engine-harness.js";
 
 /** Sessions, counts and shutdown: what the leak checks rely on. */

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import type { PageSettings, RequestInfo } from "../contracts/engine.js";
+import type { PageSettings, RequestInfo } from "../contracts/page-settings.js";
 import type { AddressPolicy } from "../network/address-policy.js";
 import type { EngineHarness } from "./engine-harness.js";
 

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import type { ScreencastFrame } from "../contracts/engine.js";
+import type { ScreencastFrame } from "../contracts/capture-settings.js";
 import type { EngineHarness } from "./engine-harness.js";
 
 /** Width and height of a baseline or progressive JPEG, from its start-of-frame segment. */

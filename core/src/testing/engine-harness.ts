@@ -1,5 +1,7 @@
 import { it } from "vitest";
-import type { Engine, EngineCapability, PageSession, PageSettings, PageTarget } from "../contracts/engine.js";
+import type { Engine, EngineCapability } from "../contracts/engine.js";
+import type { PageSession } from "../contracts/page-session.js";
+import type { PageSettings, PageTarget } from "../contracts/page-settings.js";
 import { AddressPolicy, type AddressPolicyOptions } from "../network/address-policy.js";
 import type { FixtureServer } from "./fixture-server.js";
 import { makePageSettings } from "./page-settings.js";

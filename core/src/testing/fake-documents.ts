@@ -1,4 +1,4 @@
-import type { PdfSettings } from "../contracts/engine.js";
+import type { PdfSettings } from "../contracts/capture-settings.js";
 import { lengthToPx } from "../options/parse.js";
 import type { FakeContent } from "./fake-content.js";
 

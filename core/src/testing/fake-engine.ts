@@ -1,4 +1,6 @@
-import type { Engine, EngineCapability, EngineStats, PageSession, PageSettings, PageTarget } from "../contracts/engine.js";
+import type { Engine, EngineCapability, EngineStats } from "../contracts/engine.js";
+import type { PageSession } from "../contracts/page-session.js";
+import type { PageSettings, PageTarget } from "../contracts/page-settings.js";
 import { definePlugin } from "../plugin.js";
 import { ENGINE } from "../tokens.js";
 import { browserCrashed, type FakeBrowser, type FakeEvaluate, FakePage, type PageFault } from "./fake-page.js";

@@ -1,15 +1,6 @@
-import type {
-  Box,
-  ElementQuery,
-  PageCookie,
-  PageResponse,
-  PageSession,
-  PageSettings,
-  PageTarget,
-  PdfSettings,
-  ResourceReport,
-  ScreenshotSettings,
-} from "../contracts/engine.js";
+import type { Box, PdfSettings, ScreenshotSettings } from "../contracts/capture-settings.js";
+import type { ElementQuery, PageCookie, PageResponse, PageSession, ResourceReport } from "../contracts/page-session.js";
+import type { PageSettings, PageTarget } from "../contracts/page-settings.js";
 import { RenderError } from "../errors.js";
 import { htmlSnapshot } from "../page/html-snapshot.js";
 import { type FakeContent, readContent } from "./fake-content.js";

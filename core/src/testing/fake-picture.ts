@@ -1,4 +1,4 @@
-import type { Box, ScreenshotSettings } from "../contracts/engine.js";
+import type { Box, ScreenshotSettings } from "../contracts/capture-settings.js";
 import { encodeJpeg, encodePng, type Raster } from "./image-encode.js";
 
 /** How a fake page looks: the same picture whatever its HTML says (the fake lays nothing out). */

@@ -1,6 +1,7 @@
 import { expect } from "vitest";
-import type { EngineCapability, PageSettings } from "../contracts/engine.js";
+import type { EngineCapability } from "../contracts/engine.js";
 import type { FormatSpec } from "../contracts/formatter.js";
+import type { PageSettings } from "../contracts/page-settings.js";
 import type { FormatterHarness } from "./formatter-harness.js";
 
 /** Every engine capability; `satisfies` makes a new capability a compile error here until it is listed. */

@@ -1,5 +1,5 @@
 import type { AddressChecker } from "../contracts/address.js";
-import type { PageSettings } from "../contracts/engine.js";
+import type { PageSettings } from "../contracts/page-settings.js";
 
 /** Page settings with the contract's defaults (800×600, light, `loaded`, 15 s); `policy` is required. */
 export function makePageSettings(policy: AddressChecker, overrides: Partial<PageSettings> = {}): PageSettings {

@@ -1,15 +1,17 @@
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { DEFAULT_ADBLOCK_LISTS, DEFAULT_EGRESS_LIMITS } from "@renderkit/core/internal";
-import { checkConfig, DEFAULT_ADBLOCK_REFRESH_SECONDS, LIST_ADDRESS } from "./checks.js";
+import { DEFAULT_ADBLOCK_REFRESH_SECONDS, LIST_ADDRESS } from "./adblock.js";
+import { checkConfig } from "./checks.js";
 import { configFromEnv } from "./env.js";
 import { ConfigError } from "./error.js";
 import { checkTenancy } from "./tenancy.js";
 import type { PluginEntry, ServerConfig } from "./types.js";
 
-export { CONFIG_KEYS, checkConfig, sha256Hex } from "./checks.js";
+export { CONFIG_KEYS, checkConfig } from "./checks.js";
 export { ENV_VARIABLES, type EnvVariable, envName } from "./env.js";
 export { ConfigError, LOG_LEVELS } from "./error.js";
+export { sha256Hex } from "./projects.js";
 
 export interface LoadConfigOptions {
   /** JSON config file; default `RENDERKIT_CONFIG`, else none (all defaults). */

@@ -1,8 +1,8 @@
 import { chmod, open, stat } from "node:fs/promises";
 import type { Logger } from "@renderkit/core";
 import { writeAtomic } from "@renderkit/core/internal";
-import { linkSettings } from "../config/checks.js";
 import { ConfigError } from "../config/error.js";
+import { linkSettings } from "../config/projects.js";
 import type { Sealed } from "./sealed.js";
 
 /** `projects.json`: its format, the check of what is read from it, and how private files are written. */

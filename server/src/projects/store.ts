@@ -1,13 +1,14 @@
-import { randomBytes, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import { join } from "node:path";
 import type { Logger } from "@renderkit/core";
 import type { Redis } from "ioredis";
-import { ConfigError } from "../config/error.js";
-import type { Project, ProjectConfig, ServerConfig } from "../config/types.js";
+import type { Project, ServerConfig } from "../config/types.js";
 import { FileProjectDocument, type ProjectDocument, RedisProjectDocument } from "./documents.js";
-import { linkFieldsOf, PROJECTS_FILE, type StoredFile, type StoredProject } from "./file.js";
-import { aadOf, seal, unseal } from "./sealed.js";
-import { generateKeys, loadMasterKey, MASTER_KEY_FILE, makeProject, readMasterKey, sha256 } from "./secrets.js";
+import { entryFromConfig, entryFromStored, type ProjectEntry } from "./entries.js";
+import { PROJECTS_FILE, type StoredFile, type StoredProject } from "./file.js";
+import { MasterKey } from "./master-key.js";
+import { checkProjectId, type NewProjectSettings, newProjectId, newStoredProject, projectLabel } from "./new-project.js";
+import { generateKeys, sha256 } from "./secrets.js";
 
 export { generateKeys } from "./secrets.js";
 
@@ -35,13 +36,9 @@ export interface OpenProjectsOptions {
   redis?: Redis;
 }
 
-export interface CreateProjectOptions {
+export interface CreateProjectOptions extends NewProjectSettings {
   /** Default: derived from the name, made unique. */
   id?: string;
-  enabled?: boolean;
-  rateLimit?: { requests: number; perSeconds: number };
-  formats?: string[];
-  allowTokenless?: boolean;
 }
 
 /** A project just made, with the one plaintext copy of its secret key the caller will ever see. */
@@ -50,30 +47,15 @@ export interface CreatedProject {
   secretKey: string;
 }
 
-interface Entry {
-  project: Project;
-  hash: Buffer;
-}
-
-function slug(name: string): string {
-  return name
-    .normalize("NFKD")
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 40)
-    .replace(/-+$/, "");
-}
-
 /**
  * The projects the server knows: from the config file, from `<dataDir>/projects.json` (one
  * process), or from Redis (API and worker nodes; `RENDERKIT_MASTER_KEY` the same on every node).
  */
 export class ProjectStore {
-  private entries: Entry[] = [];
+  private entries: ProjectEntry[] = [];
   private byPublishable = new Map<string, Project>();
   private writing: Promise<unknown> = Promise.resolve();
-  private key: Buffer | undefined;
+  private readonly masterKey: MasterKey;
   /** The document's version when it was last read, and when that was last checked. */
   private loadedVersion = "";
   private checkedAt = 0;
@@ -82,9 +64,11 @@ export class ProjectStore {
     private readonly config: ServerConfig,
     /** Where created projects live; undefined when the projects come from the config file. */
     private readonly doc: ProjectDocument | undefined,
-    private readonly options: OpenProjectsOptions,
+    options: OpenProjectsOptions,
     private readonly logger?: Logger,
-  ) {}
+  ) {
+    this.masterKey = new MasterKey(config, this.source, options.masterKey, logger);
+  }
 
   /**
    * Opens the store. Config-file projects when `config.projects` is non-empty; otherwise
@@ -98,7 +82,7 @@ export class ProjectStore {
   ): Promise<{ store: ProjectStore; created?: CreatedProject }> {
     if (config.projects.length > 0) {
       const store = new ProjectStore(config, undefined, options, logger);
-      store.replace(config.projects.map((p) => store.fromConfig(p)));
+      store.replace(config.projects.map((p) => entryFromConfig(p, config)));
       logger?.info("projects loaded", { source: "config", count: config.projects.length });
       return { store };
     }
@@ -154,7 +138,7 @@ export class ProjectStore {
     this.loadedVersion = await this.doc.version();
     const stored = await this.doc.read();
     if (!stored) return false;
-    if (stored.projects.length > 0) this.key ??= await this.masterKey(false);
+    if (stored.projects.length > 0) await this.masterKey.load(false);
     this.replace(stored.projects.map((p) => this.fromStored(p)));
     return true;
   }
@@ -218,36 +202,16 @@ export class ProjectStore {
         "Projects are defined in the config file (projects); add the project there, or remove them to use the data directory's projects",
       );
     }
-    const label = name.trim();
-    if (label.length === 0 || label.length > 200 || /[\p{Cc}]/u.test(label))
-      throw new Error("A project name must be 1 to 200 characters without control characters");
-    if (options.id !== undefined && !/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(options.id)) {
-      throw new Error("A project id must be 1 to 64 letters, digits, '-' or '_' (starting with a letter or digit)");
-    }
+    const label = projectLabel(name);
+    checkProjectId(options.id);
     const keys = generateKeys();
     let id = "";
     let saved: StoredFile | undefined;
     await doc.update(async (current) => {
       const stored: StoredFile = current ?? { version: 1, projects: [] };
-      this.key ??= await this.masterKey(stored.projects.length === 0);
-      const taken = new Set(stored.projects.map((p) => p.id));
-      if (options.id !== undefined && taken.has(options.id)) throw new Error(`A project with id "${options.id}" exists already`);
-      id = options.id ?? (slug(label) || "project");
-      while (taken.has(id)) id = `${(slug(label) || "project").slice(0, 33)}-${randomBytes(3).toString("hex")}`;
-      const entry: StoredProject = {
-        id,
-        name: label,
-        secretKeyHash: sha256(keys.secretKey).toString("hex"),
-        publishableKey: keys.publishableKey,
-        webhookSecret: seal(this.key, keys.webhookSecret, aadOf(id, "webhookSecret")),
-        linkSigningKey: seal(this.key, keys.secretKey, aadOf(id, "linkSigningKey")),
-        enabled: options.enabled ?? true,
-        ...(options.rateLimit ? { rateLimit: { ...options.rateLimit } } : {}),
-        ...(options.formats ? { formats: [...options.formats] } : {}),
-        allowTokenless: options.allowTokenless ?? false,
-        createdAt: new Date().toISOString(),
-      };
-      saved = { ...stored, projects: [...stored.projects, entry] };
+      const masterKey = await this.masterKey.load(stored.projects.length === 0);
+      id = newProjectId(label, options.id, new Set(stored.projects.map((p) => p.id)));
+      saved = { ...stored, projects: [...stored.projects, newStoredProject(id, label, keys, masterKey, options)] };
       return saved;
     });
     this.loadedVersion = await doc.version().catch(() => "");
@@ -272,7 +236,7 @@ export class ProjectStore {
         return saved;
       });
       const files = (saved as StoredFile).projects;
-      if (files.length > 0) this.key ??= await this.masterKey(false);
+      if (files.length > 0) await this.masterKey.load(false);
       this.loadedVersion = await doc.version().catch(() => "");
       this.replace(files.map((p) => this.fromStored(p)));
       this.logger?.info(enabled ? "project enabled" : "project disabled", { id });
@@ -288,81 +252,17 @@ export class ProjectStore {
    * a worker passes false (a key of its own would open nothing the API nodes sealed) and gets
    * undefined then.
    */
-  async sharedMasterKey(mayGenerate: boolean): Promise<Buffer | undefined> {
-    if (this.key) return this.key;
-    // No project's keys are sealed yet (reload() loads the key when some are), so a new key is safe.
-    if (!mayGenerate) {
-      this.key = await readMasterKey(this.config.dataDir, this.givenMasterKey(), this.logger);
-      return this.key;
-    }
-    this.key = await this.masterKey(true);
-    return this.key;
+  sharedMasterKey(mayGenerate: boolean): Promise<Buffer | undefined> {
+    return this.masterKey.shared(mayGenerate);
   }
 
-  private givenMasterKey(): string | undefined {
-    return this.options.masterKey ?? (process.env.RENDERKIT_MASTER_KEY || undefined);
-  }
-
-  private async masterKey(mayGenerate: boolean): Promise<Buffer> {
-    const given = this.givenMasterKey();
-    if (given === undefined && mayGenerate && this.config.redis) {
-      const file = join(this.config.dataDir, MASTER_KEY_FILE);
-      if (!(await readMasterKey(this.config.dataDir, undefined).catch(() => undefined))) {
-        this.logger?.warn(
-          "no RENDERKIT_MASTER_KEY: the master key is generated into this node's data directory; it seals the projects' keys in Redis and the caller secrets of queued renders, so give every other node the same key (RENDERKIT_MASTER_KEY) or they can neither read the projects nor run those renders",
-          { file },
-        );
-      }
-    }
-    return loadMasterKey(this.config.dataDir, given, mayGenerate, this.logger, this.source);
-  }
-
-  private replace(projects: Entry[]): void {
+  private replace(projects: ProjectEntry[]): void {
     this.entries = projects;
     this.byPublishable = new Map(projects.map((e) => [e.project.publishableKey, e.project]));
   }
 
-  private fromConfig(p: ProjectConfig): Entry {
-    const hash = p.secretKey !== undefined ? sha256(p.secretKey) : Buffer.from(p.secretKeyHash ?? "", "hex");
-    const base = {
-      id: p.id,
-      name: p.name ?? p.id,
-      secretKeyHash: hash.toString("hex"),
-      publishableKey: p.publishableKey,
-      enabled: p.enabled ?? true,
-      rateLimit: p.rateLimit ?? this.config.rateLimit,
-      ...(p.formats ? { formats: p.formats } : {}),
-      allowTokenless: p.allowTokenless ?? false,
-      ...linkFieldsOf(p),
-      ...(p.s3 ? { s3: p.s3 } : {}),
-    };
-    return { project: makeProject(base, p.webhookSecret, p.secretKey), hash };
-  }
-
-  private fromStored(p: StoredProject): Entry {
-    const key = this.key!;
-    let webhookSecret: string;
-    let linkSigningKey: string;
-    try {
-      webhookSecret = unseal(key, p.webhookSecret, aadOf(p.id, "webhookSecret"));
-      linkSigningKey = unseal(key, p.linkSigningKey, aadOf(p.id, "linkSigningKey"));
-    } catch {
-      throw new ConfigError(
-        `cannot decrypt the keys of project "${p.id}" in ${this.source}: the master key (RENDERKIT_MASTER_KEY or ${MASTER_KEY_FILE}) is not the one they were written with` +
-          (this.config.redis ? "; give every node the same RENDERKIT_MASTER_KEY" : ""),
-      );
-    }
-    const base = {
-      id: p.id,
-      name: p.name,
-      secretKeyHash: p.secretKeyHash.toLowerCase(),
-      publishableKey: p.publishableKey,
-      enabled: p.enabled,
-      rateLimit: p.rateLimit ?? this.config.rateLimit,
-      ...(p.formats ? { formats: p.formats } : {}),
-      allowTokenless: p.allowTokenless ?? false,
-      ...linkFieldsOf(p),
-    };
-    return { project: makeProject(base, webhookSecret, linkSigningKey), hash: Buffer.from(p.secretKeyHash, "hex") };
+  /** A stored project, its keys opened with the master key (loaded by whoever read the document). */
+  private fromStored(p: StoredProject): ProjectEntry {
+    return entryFromStored(p, this.masterKey.loaded!, this.config, this.source);
   }
 }

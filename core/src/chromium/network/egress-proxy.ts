@@ -3,12 +3,8 @@ import { connect, type Socket } from "node:net";
 import { DEFAULT_EGRESS_LIMITS, listenOnLoopback } from "../../exports/internal.js";
 import type { AddressChecker, EgressLimits, RenderError, UpstreamProxy } from "../../index.js";
 import { ConnectionSlots, overByteCap, type ReleaseSlot } from "./egress-caps.js";
+import { busy, DENIED_HEADER, refuse, unreachableAnswer } from "./proxy-answers.js";
 import { authority, requestThrough, tunnelThrough, type UpstreamRoute } from "./upstream-connect.js";
-
-/** Header on the proxy's own refusals, so engines can tell them from the site's answers. */
-export const DENIED_HEADER = "x-renderkit-denied";
-/** Header on the proxy's 502 when the destination could not be reached (not the site's own 502). */
-export const UNREACHABLE_HEADER = "x-renderkit-unreachable";
 
 function errorCode(error: unknown): string {
   const code = (error as { code?: unknown })?.code;
@@ -49,27 +45,10 @@ export interface EgressSession {
   close(): Promise<void>;
 }
 
-/**
- * The proxy's refusal. The body is generic: a page can frame any address and show the answer in
- * the capture, so it must not learn why (whether or where a name resolves).
- */
-function refuse(res: ServerResponse): void {
-  const body = "renderkit refused this address\n";
-  res.writeHead(403, { "content-type": "text/plain", "content-length": Buffer.byteLength(body), [DENIED_HEADER]: "1" });
-  res.end(body);
-}
-
 /** Origins a session remembers (`EgressSession.origins`). */
 const MAX_ORIGINS = 64;
 
 const HOP_BY_HOP = new Set(["proxy-connection", "proxy-authorization", "keep-alive", "connection", "te", "trailer", "upgrade"]);
-
-/** The proxy's answer to a connection past the cap's waiting room, or after the byte cap. */
-function busy(res: ServerResponse): void {
-  const body = "renderkit: this render has too many connections open\n";
-  res.writeHead(503, { "content-type": "text/plain", "content-length": Buffer.byteLength(body), connection: "close" });
-  res.end(body);
-}
 
 /**
  * Opens a loopback HTTP proxy that enforces `policy` (docs/security.md, "Defences") for plain
@@ -177,9 +156,7 @@ export async function openEgressSession(
       if (res.headersSent) return void res.end();
       if (route) upstreamFailed(route, target.hostname, port, reason);
       else policy.unreachable.push({ host: target.hostname, port, reason });
-      const body = `renderkit could not connect to ${target.host}: ${reason}\n`;
-      res.writeHead(502, { "content-type": "text/plain", "content-length": Buffer.byteLength(body), [UNREACHABLE_HEADER]: "1" });
-      res.end(body);
+      unreachableAnswer(res, target.host, reason);
     };
     const upstream = route
       ? requestThrough(route, target, req.method, headers, relay, unreachable)

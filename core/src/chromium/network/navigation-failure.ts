@@ -1,5 +1,5 @@
 import { type AddressChecker, RenderError } from "../../index.js";
-import { DENIED_HEADER, UNREACHABLE_HEADER } from "./egress-proxy.js";
+import { DENIED_HEADER, UNREACHABLE_HEADER } from "./proxy-answers.js";
 
 /** Error text engines throw when the main document came back with the proxy's `DENIED_HEADER`. */
 export const REFUSED_MESSAGE = "refused by the address policy";

@@ -1,5 +1,5 @@
 import type { ResourceRecord, ResourceReport } from "../../index.js";
-import { DENIED_HEADER } from "../network/egress-proxy.js";
+import { DENIED_HEADER } from "../network/proxy-answers.js";
 
 /** Most requests listed; later ones are only counted (a page may make 100,000). */
 export const MAX_RESOURCES = 2_000;

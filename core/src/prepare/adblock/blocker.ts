@@ -1,5 +1,6 @@
 import { type FiltersEngine, Request, type RequestType } from "@ghostery/adblocker";
-import type { PageSession, RequestInfo, ResourceKind } from "../../contracts/engine.js";
+import type { PageSession } from "../../contracts/page-session.js";
+import type { RequestInfo, ResourceKind } from "../../contracts/page-settings.js";
 import { cosmeticCss } from "./cosmetic.js";
 import type { AdBlocker } from "./types.js";
 

@@ -1,5 +1,5 @@
 import { type FiltersEngine, Request } from "@ghostery/adblocker";
-import type { PageSession } from "../../contracts/engine.js";
+import type { PageSession } from "../../contracts/page-session.js";
 
 /** What the page tells the engine about its DOM: the tokens generic hiding rules are indexed by. */
 export interface DomFeatures {

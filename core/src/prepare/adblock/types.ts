@@ -1,4 +1,5 @@
-import type { PageSession, RequestInfo } from "../../contracts/engine.js";
+import type { PageSession } from "../../contracts/page-session.js";
+import type { RequestInfo } from "../../contracts/page-settings.js";
 
 /** Where filter lists come from and how often they are fetched again. */
 export interface AdblockSettings {

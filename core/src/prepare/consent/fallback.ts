@@ -1,4 +1,4 @@
-import type { PageSession } from "../../contracts/engine.js";
+import type { PageSession } from "../../contracts/page-session.js";
 import { RenderError } from "../../errors.js";
 import { hideMarkedBanners, MARK, type MarkResult, markConsentBanners } from "./heuristics.js";
 

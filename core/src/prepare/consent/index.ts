@@ -1,5 +1,5 @@
-import type { PageSession } from "../../contracts/engine.js";
 import type { Logger } from "../../contracts/logger.js";
+import type { PageSession } from "../../contracts/page-session.js";
 import type { RenderOptions } from "../../contracts/render-options.js";
 import { RenderError } from "../../errors.js";
 import { abortReason } from "../../util/timeout.js";

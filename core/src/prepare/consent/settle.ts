@@ -1,4 +1,4 @@
-import type { PageSession } from "../../contracts/engine.js";
+import type { PageSession } from "../../contracts/page-session.js";
 import { RenderError } from "../../errors.js";
 import { sleep } from "../../util/timeout.js";
 import { type FrameProgress, RECORD_KEY } from "./agent.js";
