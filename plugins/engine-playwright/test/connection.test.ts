@@ -1,6 +1,6 @@
 import { ChromiumProcess, findChromium } from "@renderkit/core/chromium";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { connectPlaywright, devtoolsLinkOf } from "../src/connection.js";
+import { connectPlaywright, devtoolsLinkOf } from "../dist/connection.js";
 
 /**
  * The engine's connection to a browser it launched: Playwright through the uncompressed relay, and

@@ -4,7 +4,7 @@ import type { Logger } from "@renderkit/core";
 import { ChromiumProcess, findChromium } from "@renderkit/core/chromium";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { uncompressedRelay } from "../src/uncompressed-relay.js";
+import { uncompressedRelay } from "../dist/uncompressed-relay.js";
 
 /**
  * Playwright's WebSocket client offers per-message compression and Chromium accepts it, so every
