@@ -1,5 +1,6 @@
-import { ChromiumProcess, findChromium } from "@renderkit/core/chromium";
+import { findChromium } from "@renderkit/core/chromium";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ChromiumProcess } from "../../../core/dist/chromium/browser/chromium-process.js";
 import { connectPlaywright, devtoolsLinkOf } from "../dist/connection.js";
 
 /**
