@@ -4,19 +4,13 @@
  * tests use is not exported here: a test imports it from its module in `core/dist`.
  */
 export { FsQueue, type FsQueueOptions } from "../defaults/fs-queue.js";
-export { MHTML_SPEC, mhtmlSnapshot } from "../defaults/mhtml-formatter.js";
-export { pdfSettings } from "../defaults/pdf-formatter.js";
-export { PAPER_SIZES, type PaperSize, PDF_FORMAT_OPTIONS, PDF_RULES } from "../defaults/pdf-options.js";
+export { PDF_FORMAT_OPTIONS, PDF_RULES } from "../defaults/pdf-options.js";
 export { secretOptionNames } from "../job-secrets.js";
-export type { Denial } from "../network/address-policy.js";
 export { policyLookup } from "../network/pinned-lookup.js";
 export { CORE_OPTIONS } from "../options/catalogue.js";
-export { BLOCK_KINDS, MAX_HEIGHT, PAGE_OPTIONS } from "../options/catalogue-page.js";
-export { S3_STORAGE_CLASSES, STORAGE_OPTIONS } from "../options/catalogue-storage.js";
 export { CORE_RULES } from "../options/combinations.js";
 export { type FormatOnlyOption, formatOnlyOptions } from "../options/format-only.js";
-export { camelize, coerceOption, lengthToPx } from "../options/parse.js";
-export { RenderEvents } from "../render-events.js";
+export { camelize, coerceOption } from "../options/parse.js";
 export { DEFAULT_ADBLOCK_LISTS, DEFAULT_EGRESS_LIMITS, MIN_EGRESS_CONNECTIONS } from "../settings.js";
 export { privateSideFileRender } from "../side/side-keys.js";
 export { storeFailure } from "../store-failure.js";
