@@ -45,7 +45,7 @@ trap 'rm -f "$results" "$solo_results" "$redis_results" "$security_results"' EXI
 step container-setup bash scripts/container-setup.sh --packages --check
 step lint npm run --silent lint
 step typecheck npm run --silent typecheck
-step circular npm run --silent circular
+step deps npm run --silent deps
 step options-doc node scripts/gen-options-doc.mjs --check
 step options-type node scripts/gen-render-options.mjs --check
 step compat-doc node scripts/gen-compat-doc.mjs --check

@@ -2,9 +2,9 @@ import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from "node:fs/promi
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Logger, RequestInfo } from "@renderkit/core";
-import { AdblockLists, type AdblockSettings, type AdblockTuning } from "@renderkit/core/internal";
 import { type FixtureServer, startFixtureServer } from "@renderkit/core/testing";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { AdblockLists, type AdblockSettings, type AdblockTuning } from "../dist/prepare/adblock/index.js";
 
 /** A logger that keeps every entry, to assert what was (and was not) logged. */
 class CapturingLogger implements Logger {

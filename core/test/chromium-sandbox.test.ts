@@ -3,8 +3,9 @@ import { chmodSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "@renderkit/core";
-import { ChromiumProcess, findChromium } from "@renderkit/core/chromium";
+import { findChromium } from "@renderkit/core/chromium";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { ChromiumProcess } from "../dist/chromium/browser/chromium-process.js";
 // The sandbox decision is the runtime's own, not an engine's: `/chromium` does not export it.
 import {
   chromiumUser,

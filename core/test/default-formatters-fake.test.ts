@@ -2,9 +2,11 @@
 // browser, a fixed page. The same suite runs on both real engines in
 // test/e2e/default-formatters-contract.test.ts (there the pdf is Chromium's, read by poppler).
 import { definePlugin, FORMATTER, type Formatter } from "@renderkit/core";
-import { HtmlFormatter, MhtmlFormatter, PdfFormatter } from "@renderkit/core/internal";
 import { FIXTURE_TEXT, fakeEngine, formatterContract } from "@renderkit/core/testing";
 import { expect } from "vitest";
+import { HtmlFormatter } from "../dist/defaults/html-formatter.js";
+import { MhtmlFormatter } from "../dist/defaults/mhtml-formatter.js";
+import { PdfFormatter } from "../dist/defaults/pdf-formatter.js";
 
 /** The formatters `createRenderer` fills in, registered as a plugin would (the renderer then adds none of its own). */
 const builtInFormats = definePlugin(() => ({

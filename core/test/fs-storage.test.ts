@@ -2,9 +2,9 @@ import { mkdtemp, readdir, rm, stat, utimes, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { assertStorageKey } from "@renderkit/core";
-import { FsStorage } from "@renderkit/core/internal";
 import { storageContract } from "@renderkit/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FsStorage } from "../dist/defaults/fs-storage.js";
 
 const roots: string[] = [];
 async function tempRoot(): Promise<string> {

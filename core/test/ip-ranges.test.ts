@@ -1,5 +1,5 @@
-import { isPublicAddress } from "@renderkit/core/internal";
 import { describe, expect, it } from "vitest";
+import { isPublicAddress } from "../dist/network/ip-ranges.js";
 
 /** One address inside every non-public range docs/security.md#decisions names (and the reserved ones beside them). */
 const REFUSED = [

@@ -14,8 +14,8 @@ import {
   type RenderEvent,
   type Renderer,
 } from "@renderkit/core";
-import { MemoryQueue } from "@renderkit/core/internal";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MemoryQueue } from "../dist/defaults/memory-queue.js";
 
 /** An engine no render reaches: the destination resolver below fails every render before a page opens. */
 const engine: Engine = {

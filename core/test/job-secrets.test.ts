@@ -18,9 +18,11 @@ import {
   type RenderEvent,
   type Renderer,
 } from "@renderkit/core";
-import { CORE_OPTIONS, MemoryQueue, openSecretOptions, sealSecretOptions, secretOptionNames } from "@renderkit/core/internal";
+import { CORE_OPTIONS, secretOptionNames } from "@renderkit/core/internal";
 import { RecordingLogger } from "@renderkit/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MemoryQueue } from "../dist/defaults/memory-queue.js";
+import { openSecretOptions, sealSecretOptions } from "../dist/job-secrets.js";
 
 /** An engine no render reaches: the destination resolver below fails every render before a page opens. */
 const engine: Engine = {

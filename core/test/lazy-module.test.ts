@@ -1,5 +1,5 @@
+import { lazyModule } from "@renderkit/core/internal";
 import { describe, expect, it } from "vitest";
-import { lazyModule } from "../src/util/lazy-module.js";
 
 describe("lazyModule", () => {
   it("imports on the first load only, and tells whether it is loaded", async () => {

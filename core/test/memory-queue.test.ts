@@ -1,6 +1,6 @@
-import { MemoryQueue } from "@renderkit/core/internal";
 import { expectRenderError, queueContract, queueJob } from "@renderkit/core/testing";
 import { describe, expect, it } from "vitest";
+import { MemoryQueue } from "../dist/defaults/memory-queue.js";
 
 queueContract({ name: "MemoryQueue", make: () => new MemoryQueue() });
 

@@ -1,15 +1,9 @@
 import { type ErrorCode, formatOnly, num, parseOptions, snakeName } from "@renderkit/core";
-import {
-  CORE_OPTIONS,
-  camelize,
-  checkCombinations,
-  checkObjectKey,
-  checkStorageOptions,
-  ignoredForFormat,
-  mergeOptionTables,
-  PDF_FORMAT_OPTIONS,
-} from "@renderkit/core/internal";
+import { CORE_OPTIONS, camelize, PDF_FORMAT_OPTIONS } from "@renderkit/core/internal";
 import { describe, expect, it } from "vitest";
+import { checkObjectKey, checkStorageOptions } from "../dist/options/catalogue-storage.js";
+import { checkCombinations } from "../dist/options/combinations.js";
+import { ignoredForFormat, mergeOptionTables } from "../dist/options/format-only.js";
 
 /** A format plugin's own options, as a third-party image plugin would declare them. */
 const IMAGE_LIKE = {

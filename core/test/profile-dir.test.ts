@@ -1,10 +1,10 @@
 import { mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { findChromium } from "@renderkit/core/chromium";
 import { describe, expect, it } from "vitest";
-import { ChromiumProcess } from "../src/chromium/browser/chromium-process.js";
-import { findChromium } from "../src/chromium/browser/find-chromium.js";
-import { profileBase } from "../src/chromium/browser/profile-dir.js";
+import { ChromiumProcess } from "../dist/chromium/browser/chromium-process.js";
+import { profileBase } from "../dist/chromium/browser/profile-dir.js";
 
 describe("profileBase", () => {
   it("keeps a temp directory short enough for Chromium's socket", () => {

@@ -14,9 +14,11 @@ import {
   type Renderer,
   STORAGE,
 } from "@renderkit/core";
-import { EngineRegistry, FormatterRegistry, FsStorage, MemoryQueue } from "@renderkit/core/internal";
 import { expectRenderError } from "@renderkit/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FsStorage } from "../dist/defaults/fs-storage.js";
+import { MemoryQueue } from "../dist/defaults/memory-queue.js";
+import { EngineRegistry, FormatterRegistry } from "../dist/registry.js";
 
 /** An engine that only carries a name: registries never drive it. */
 function namedEngine(name: string, capabilities: EngineCapability[] = ["screenshot", "pdf"]): Engine {

@@ -16,8 +16,8 @@ import {
   type RunGate,
   type RunGateRequest,
 } from "@renderkit/core";
-import { MemoryQueue } from "@renderkit/core/internal";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { MemoryQueue } from "../dist/defaults/memory-queue.js";
 
 // The renderer's run gate (`runGate`): asked before each attempt starts and before an attempt
 // stores a file. A stub engine whose pages hold until the test lets them go, so a test can change

@@ -1,5 +1,5 @@
-import { PRIVATE_SIDE_SUFFIXES, privateSideFileRender, sideFileKey } from "@renderkit/core/internal";
 import { describe, expect, it } from "vitest";
+import { PRIVATE_SIDE_SUFFIXES, privateSideFileRender, sideFileKey } from "../dist/side/side-keys.js";
 
 const ID = "0f8fad5b-d9cb-469f-a165-70867728950e_s";
 

@@ -3,9 +3,9 @@ import { existsSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sweepStaleTempDirs } from "@renderkit/core/internal";
 import { ownedTempDir } from "@renderkit/core/page";
 import { afterAll, describe, expect, it } from "vitest";
+import { sweepStaleTempDirs } from "../dist/util/temp-dir.js";
 
 const PREFIX = `renderkit-sweeptest${process.pid}x-`;
 const made: string[] = [];

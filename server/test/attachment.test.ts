@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import contentDisposition from "content-disposition";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { attachment } from "../src/http/respond.js";
+import { attachment } from "../dist/http/respond.js";
 import { listenLocal, PROJECT_A, startTestServer, type TestServer } from "./helpers.js";
 
 /** RFC 8187 ext-value with UTF-8: only attr-char and %XX may follow `UTF-8''`. */

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { findChromium } from "@renderkit/core/chromium";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GENERIC_CODES, STATUS } from "../src/http/errors.js";
+import { GENERIC_CODES, STATUS } from "../dist/http/errors.js";
 import { api, PROJECT_A, startTestServer, type TestServer } from "./helpers.js";
 
 let server: TestServer;

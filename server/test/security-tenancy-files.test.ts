@@ -5,9 +5,9 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import type { Storage } from "@renderkit/core";
-import { FsStorage } from "@renderkit/core/internal";
 import { S3Storage } from "@renderkit/storage-s3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { FsStorage } from "../../core/dist/defaults/fs-storage.js";
 import { api, listenLocal, PROJECT_A, PROJECT_B, sharedServices, startTestServer, type TestServer } from "./helpers.js";
 
 /**

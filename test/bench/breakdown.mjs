@@ -12,18 +12,12 @@ import { readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AddressPolicy, ConsoleLogger, createRenderer } from "@renderkit/core";
-import {
-  CHROMIUM_FLAGS,
-  ChromiumProcess,
-  DevtoolsLink,
-  findChromium,
-  IDLE_POLICY,
-  openEgressSession,
-  resetChromiumPage,
-} from "@renderkit/core/chromium";
+import { CHROMIUM_FLAGS, DevtoolsLink, findChromium, IDLE_POLICY, openEgressSession } from "@renderkit/core/chromium";
 import { playwright } from "@renderkit/engine-playwright";
 import { imageFormats } from "@renderkit/format-image";
 import { chromium } from "playwright-core";
+import { ChromiumProcess } from "../../core/dist/chromium/browser/chromium-process.js";
+import { resetChromiumPage } from "../../core/dist/chromium/browser/page-reset.js";
 import { SIMPLE } from "./pages.mjs";
 import { processTree } from "./pss.mjs";
 import { servePages } from "./serve.mjs";

@@ -3,12 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AddressPolicy, ConsoleLogger, createRenderer, type PageTarget, type Renderer, type RenderResult } from "@renderkit/core";
-import { type ConsentMode, type ConsentReport, consentInitScript, settleConsent } from "@renderkit/core/internal";
 import { type FixtureServer, makePageSettings, RecordingLogger, startFixtureServer } from "@renderkit/core/testing";
 import { playwright } from "@renderkit/engine-playwright";
 import { puppeteer } from "@renderkit/engine-puppeteer";
 import { imageFormats } from "@renderkit/format-image";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { type ConsentMode, type ConsentReport, consentInitScript, settleConsent } from "../../core/dist/prepare/consent/index.js";
 import {
   BANNER_POINT,
   CONSENT_COLOUR,

@@ -1,11 +1,13 @@
 // The core's formatter contract, run for its built-in formats (pdf, html, mhtml) on both engines.
 // Here rather than in core/test: the core cannot depend on an engine plugin.
 import { definePlugin, FORMATTER, type Formatter } from "@renderkit/core";
-import { HtmlFormatter, MhtmlFormatter, PdfFormatter } from "@renderkit/core/internal";
 import { FIXTURE_TEXT, formatterContract } from "@renderkit/core/testing";
 import { playwright } from "@renderkit/engine-playwright";
 import { puppeteer } from "@renderkit/engine-puppeteer";
 import { expect } from "vitest";
+import { HtmlFormatter } from "../../core/dist/defaults/html-formatter.js";
+import { MhtmlFormatter } from "../../core/dist/defaults/mhtml-formatter.js";
+import { PdfFormatter } from "../../core/dist/defaults/pdf-formatter.js";
 import { pdfInfo, pdfText } from "../helpers/pdf.js";
 
 /** The formatters `createRenderer` fills in, registered as a plugin would (the renderer then adds none of its own). */

@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
-import { ChromiumProcess, DevtoolsError, DevtoolsLink, type DevtoolsSession, findChromium } from "@renderkit/core/chromium";
+import { DevtoolsError, DevtoolsLink, type DevtoolsSession, findChromium } from "@renderkit/core/chromium";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ChromiumProcess } from "../../core/dist/chromium/browser/chromium-process.js";
 
 /**
  * renderkit's own DevTools client (`DevtoolsLink`), which carries a reused page's reset and its

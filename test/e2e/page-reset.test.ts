@@ -1,8 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type ResetChannel, resetChromiumPage } from "@renderkit/core/chromium";
+import type { ResetChannel } from "@renderkit/core/chromium";
 import type { CDPSession, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { resetChromiumPage } from "../../core/dist/chromium/browser/page-reset.js";
 import { useLaunchedChromium } from "../helpers/launched-chromium.js";
 
 /*

@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
-import { checkViewportPixels, MAX_SHOT_PIXELS } from "@renderkit/core/page";
+import { checkViewportPixels } from "@renderkit/core/page";
 import { type FixtureServer, startFixtureServer } from "@renderkit/core/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MAX_SHOT_PIXELS } from "../../core/dist/page/capture-limits.js";
 import { CLOSED_PORT } from "../helpers/closed-port.js";
 import { expectRenderError } from "../helpers/errors.js";
 import { type ForwardProxy, startForwardProxy } from "../helpers/forward-proxy.js";

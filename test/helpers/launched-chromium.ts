@@ -1,6 +1,7 @@
-import { ChromiumProcess, findChromium } from "@renderkit/core/chromium";
+import { findChromium } from "@renderkit/core/chromium";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll } from "vitest";
+import { ChromiumProcess } from "../../core/dist/chromium/browser/chromium-process.js";
 
 /** A Chromium that renderkit launched (its flags, its process group) with Playwright connected to it. */
 export interface LaunchedChromium {

@@ -19,7 +19,6 @@ export {
 export { captureOrRetry, NEXT_FRAME } from "./browser/capture-retry.js";
 export { type ScreencastChannel, type ScreencastFrameEvent, startCdpScreencast } from "./browser/cdp-screencast.js";
 export { CHROMIUM_FLAGS } from "./browser/chromium-flags.js";
-export { ChromiumProcess, type LaunchOptions } from "./browser/chromium-process.js";
 export type { ChromiumUser } from "./browser/chromium-sandbox.js";
 export { type ScopedCookie, scopeCookies } from "./browser/cookie-domain.js";
 export { DevtoolsError, DevtoolsLink, type DevtoolsSession } from "./browser/devtools-link.js";
@@ -36,7 +35,7 @@ export {
   type PrewarmedContext,
 } from "./browser/load-target.js";
 export { openLeased } from "./browser/open-session.js";
-export { IDLE_POLICY, type ResetChannel, type ReusablePage, resetChromiumPage, resetForReuse } from "./browser/page-reset.js";
+export { IDLE_POLICY, type ResetChannel, type ReusablePage, resetForReuse } from "./browser/page-reset.js";
 export { fixedSettingsKey, PageShelf, type PageShelfOptions, pageShelf, reuseKey } from "./browser/page-shelf.js";
 export { ChromiumSessionBase, type LoadedParts } from "./browser/session-base.js";
 export { authorizedHeaders, type PageHeaders, pageHeaders, type TargetHeaders } from "./network/authorization.js";

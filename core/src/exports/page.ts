@@ -6,13 +6,9 @@
 export { type Capture, type CaptureSection, captureScreenshot } from "../page/capture.js";
 export {
   type CaptureLimits,
-  captureBounds,
   checkViewportPixels,
   MAX_CAPTURE_PIXELS,
-  MAX_SHOT_PIXELS,
   MAX_TOTAL_PIXELS,
-  NATIVE_MAX_PIXELS,
-  SECTION_PIXELS,
   sectionHeight,
 } from "../page/capture-limits.js";
 export { htmlSnapshot } from "../page/html-snapshot.js";

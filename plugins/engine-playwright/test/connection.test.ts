@@ -1,6 +1,7 @@
-import { ChromiumProcess, findChromium } from "@renderkit/core/chromium";
+import { findChromium } from "@renderkit/core/chromium";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { connectPlaywright, devtoolsLinkOf } from "../src/connection.js";
+import { ChromiumProcess } from "../../../core/dist/chromium/browser/chromium-process.js";
+import { connectPlaywright, devtoolsLinkOf } from "../dist/connection.js";
 
 /**
  * The engine's connection to a browser it launched: Playwright through the uncompressed relay, and

@@ -1,6 +1,6 @@
 import { DevtoolsError } from "@renderkit/core/chromium";
 import { describe, expect, it } from "vitest";
-import { translateError } from "../src/errors.js";
+import { translateError } from "../dist/errors.js";
 
 describe("the Playwright engine's error translation", () => {
   it("reads a DevTools link session that ended under a call as the browser going away (retryable)", () => {

@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { connect } from "node:net";
 import type { Logger } from "@renderkit/core";
-import { ChromiumProcess, findChromium } from "@renderkit/core/chromium";
+import { findChromium } from "@renderkit/core/chromium";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { uncompressedRelay } from "../src/uncompressed-relay.js";
+import { ChromiumProcess } from "../../../core/dist/chromium/browser/chromium-process.js";
+import { uncompressedRelay } from "../dist/uncompressed-relay.js";
 
 /**
  * Playwright's WebSocket client offers per-message compression and Chromium accepts it, so every

@@ -1,5 +1,5 @@
-import { NATIVE_MAX_PIXELS } from "@renderkit/core/page";
 import { describe, expect, it } from "vitest";
+import { NATIVE_MAX_PIXELS } from "../../../core/dist/page/capture-limits.js";
 import { expectColour } from "../../../test/helpers/image.js";
 import { forEachEngine } from "../../../test/helpers/setup.js";
 import { BLUE, centre, GREEN, MAGENTA, TALL, WHITE } from "./site.js";

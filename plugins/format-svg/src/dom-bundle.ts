@@ -5,7 +5,7 @@ export const BUNDLE_GLOBAL = "__renderkitDomToSvg";
 
 /**
  * The committed bundle: `vendor/` sits next to `src/` and `dist/`, so this path works from either
- * (tests run the sources, installs run `dist`), and `files` in package.json ships it.
+ * (installs and tests run `dist`), and `files` in package.json ships it.
  */
 export const BUNDLE_URL = new URL("../vendor/dom-to-svg.iife.min.js", import.meta.url);
 

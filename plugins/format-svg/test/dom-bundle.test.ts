@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
+import { BUNDLE_GLOBAL, domToSvgBundle } from "../dist/dom-bundle.js";
 // @ts-expect-error: a plain .mjs build script, without types.
 import { BUNDLE_FILE, buildDomToSvgBundle } from "../scripts/bundle-dom-to-svg.mjs";
-import { BUNDLE_GLOBAL, domToSvgBundle } from "../src/dom-bundle.js";
 
 describe("dom-to-svg bundle", () => {
   it("is the committed file, and the file matches a fresh build from the installed dom-to-svg", async () => {

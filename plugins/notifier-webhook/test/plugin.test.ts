@@ -1,9 +1,9 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { createRenderer, NOTIFIER } from "@renderkit/core";
-import { resolveSettings } from "@renderkit/core/internal";
 import { WebhookNotifier, webhookNotifier } from "@renderkit/notifier-webhook";
 import { describe, expect, it } from "vitest";
+import { resolveSettings } from "../../../core/dist/settings.js";
 import { useCleanup } from "../../../test/helpers/cleanup.js";
 import { registerPlugin } from "../../../test/helpers/plugins.js";
 import { receiver, recordingLogger, SECRET, succeeded, tempDir, waitFor } from "./helpers.js";
