@@ -176,6 +176,21 @@ describe("isBlankPdf", () => {
     expect(blank(Buffer.from("%PDF-1.7\nnot a pdf\n%%EOF\n"))).toBe(false);
   });
 
+  it("finds objects through a table in several subsections; a damaged entry is not guessed", () => {
+    const whole = pdf([{ content: "1 1 1 rg 10 10 50 50 re f" }, { content: "" }]).toString("latin1");
+    const table = /xref\n0 (\d+)\n/.exec(whole);
+    const size = Number(table?.[1]);
+    const entries = (table?.index ?? 0) + (table?.[0].length ?? 0);
+    // Objects 0-2, then 3 onward in a second subsection.
+    const split = `${whole.slice(0, table?.index)}xref\n0 3\n${whole.slice(entries, entries + 60)}3 ${size - 3}\n${whole.slice(entries + 60)}`;
+    const startxref = split.indexOf("xref\n0 3");
+    const fixed = split.replace(/startxref\n\d+/, `startxref\n${startxref}`);
+    expect(blank(Buffer.from(fixed, "latin1"))).toBe(true);
+    // The first page's entry loses a digit: the page cannot be read, so the PDF is not called blank.
+    const damaged = `${whole.slice(0, entries + 60)}${whole.slice(entries + 61, entries + 79)} ${whole.slice(entries + 79)}`;
+    expect(blank(Buffer.from(damaged, "latin1"))).toBe(false);
+  });
+
   it("a document whose Info strings hold PDF keywords is read as well", () => {
     const info = "<< /Title (a stream endobj \\( trailer) /Subject <73747265616d> >>";
     const bytes = pdf([{ content: "" }], { extra: [info], trailer: ` /Info ${5} 0 R` });

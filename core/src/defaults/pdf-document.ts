@@ -30,6 +30,16 @@ export interface PdfPage {
   annotations: PdfDict[];
 }
 
+/** One subsection of the cross-reference table: objects `first` to `first + count - 1`, entries from byte `at`. */
+interface XrefSection {
+  first: number;
+  count: number;
+  at: number;
+}
+
+/** Bytes of one entry of the cross-reference table, end of line included. */
+const XREF_ENTRY = 20;
+
 /** A stream object: its dictionary and where its data starts in the file. */
 interface StreamObject {
   dict: PdfDict;
@@ -49,7 +59,7 @@ export class PdfDocument {
 
   private constructor(
     private readonly bytes: Uint8Array,
-    private readonly offsets: Map<number, number>,
+    private readonly sections: XrefSection[],
     readonly trailer: PdfDict,
   ) {}
 
@@ -66,26 +76,41 @@ export class PdfDocument {
     }
   }
 
-  /** The table at `start` and the trailer after it. Throws on what is not PDF syntax. */
+  /**
+   * The table at `start` and the trailer after it. The entries are not read here: each is 20 bytes
+   * (ISO 32000-1, 7.5.4), so an object's is found by its number when it is needed, and a document
+   * of many objects (a tagged PDF has one per structure element) costs nothing to open.
+   * Throws on what is not PDF syntax.
+   */
   private static readTable(bytes: Uint8Array, start: number): PdfDocument | undefined {
-    const parser = new PdfParser(new PdfLexer(bytes, start));
+    const lexer = new PdfLexer(bytes, start);
+    const parser = new PdfParser(lexer, false);
     if (!isKeyword(parser.token(), "xref")) return undefined;
-    const offsets = new Map<number, number>();
+    const sections: XrefSection[] = [];
     for (let token = parser.token(); !isKeyword(token, "trailer"); token = parser.token()) {
       const first = number(token);
       const count = number(parser.token());
-      if (first === undefined || count === undefined) return undefined;
-      for (let i = 0; i < count; i++) {
-        const offset = number(parser.token());
-        const generation = number(parser.token());
-        const kind = parser.token();
-        if (offset === undefined || generation === undefined || kind?.kind !== "keyword") return undefined;
-        if (kind.value === "n") offsets.set(first + i, offset);
-      }
+      if (first === undefined || count === undefined || !Number.isInteger(first) || !Number.isInteger(count)) return undefined;
+      // The entries start on the next line.
+      let at = lexer.pos;
+      while (at < bytes.length && (bytes[at] === 32 || bytes[at] === 13 || bytes[at] === 10)) at++;
+      if (at + count * XREF_ENTRY > bytes.length) return undefined;
+      sections.push({ first, count, at });
+      lexer.pos = at + count * XREF_ENTRY;
     }
-    const trailer = parser.value(parser.token());
+    const trailer = new PdfParser(lexer).value(parser.token());
     if (!(trailer instanceof Map) || trailer.has("Prev") || trailer.has("Encrypt")) return undefined;
-    return new PdfDocument(bytes, offsets, trailer);
+    return new PdfDocument(bytes, sections, trailer);
+  }
+
+  /** Where object `num` starts, from its table entry (`oooooooooo ggggg n`); undefined when free or absent. */
+  private offset(num: number): number | undefined {
+    const section = this.sections.find((s) => num >= s.first && num < s.first + s.count);
+    if (!section) return undefined;
+    const at = section.at + (num - section.first) * XREF_ENTRY;
+    const entry = Buffer.from(this.bytes.buffer, this.bytes.byteOffset + at, XREF_ENTRY).toString("latin1");
+    const match = /^(\d{10}) (\d{5}) n[ \r\n]{2}$/.exec(entry);
+    return match ? Number(match[1]) : undefined;
   }
 
   /** Object `num` (its dictionary, for a stream), or undefined when it cannot be read. */
@@ -178,7 +203,7 @@ export class PdfDocument {
 
   /** Reads `num 0 obj <value> [stream ...] endobj` at the table's offset. */
   private read(num: number): PdfValue | undefined {
-    const offset = this.offsets.get(num);
+    const offset = this.offset(num);
     if (offset === undefined || offset >= this.bytes.length) return undefined;
     const lexer = new PdfLexer(this.bytes, offset);
     const parser = new PdfParser(lexer);
