@@ -105,8 +105,8 @@ async function widen(bytes: Uint8Array, range: ChannelRange): Promise<boolean> {
 /**
  * The sections in the order they are decoded: the most encoded bytes per row first. Content
  * compresses worse than an empty background, so the section most likely to break flatness (a
- * tall page's only line of text, at its bottom) is decoded first and ends the check; a section
- * that is decoded is always decoded whole, and an all-flat capture decodes each section once.
+ * tall page's only line of text, at its bottom) is decoded first and ends the check; only a
+ * capture that is flat throughout decodes every section, each once.
  */
 export function densestFirst<T extends { bytes: Uint8Array; height: number }>(sections: readonly T[]): T[] {
   const density = (s: T) => s.bytes.byteLength / Math.max(1, s.height);
