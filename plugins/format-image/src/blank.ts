@@ -59,18 +59,19 @@ const CHANNEL_SCAN_MAX_PIXELS = 32 * 1024 * 1024;
 /** Widens `range` by every pixel of `data` (`channels` per pixel, from channel `first` on); false as soon as it is not flat. */
 function scan(data: Uint8Array, channels: number, rowLength: number, range: ChannelRange, first = 0): boolean {
   const { min, max } = range;
-  for (let c = first; c < first + channels; c++) {
-    min[c] ??= 255;
-    max[c] ??= 0;
-  }
   for (let row = 0; row < data.length; row += rowLength) {
     const end = Math.min(data.length, row + rowLength);
-    for (let i = row; i < end; i += channels) {
-      for (let c = 0; c < channels; c++) {
-        const v = data[i + c] ?? 0;
-        if (v < (min[first + c] ?? 255)) min[first + c] = v;
-        if (v > (max[first + c] ?? 0)) max[first + c] = v;
+    // One channel at a time, in locals: the loop runs over every byte of the capture.
+    for (let c = 0; c < channels; c++) {
+      let lo = min[first + c] ?? 255;
+      let hi = max[first + c] ?? 0;
+      for (let i = row + c; i < end; i += channels) {
+        const v = data[i]!;
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
       }
+      min[first + c] = lo;
+      max[first + c] = hi;
     }
     if (!isFlatRange(range)) return false;
   }
