@@ -121,7 +121,9 @@ forEachEngine((engine) => {
         expect(
           await spread(await sharp(image).extract({ left: 0, top: bottom, width: 400, height: 40 }).toBuffer()),
         ).toBeGreaterThan(100);
-        expect(await spread(await sharp(image).extract({ left: 0, top: 0, width: 400, height: bottom }).toBuffer())).toBe(0);
+        expect(
+          await spread(await sharp(image).extract({ left: 0, top: 0, width: 400, height: bottom }).toBuffer()),
+        ).toBeLessThanOrEqual(3);
       }
     });
   });
