@@ -153,9 +153,9 @@ describe("use_s3: the project's bucket", () => {
     expect(answer.status, answer.text).toBe(200);
     const { renderId, renderUrl, size } = answer.body;
     expect(renderUrl).toBe(`${server.url}/renders/${renderId}.png`);
-    // The spec's fields and the image's own; no key, no location, nothing of the bucket.
+    // The spec's fields and the image's own (the page is one colour: `blank`); no key, no location, nothing of the bucket.
     expect(Object.keys(answer.body).sort()).toEqual(
-      ["bandwidth", "height", "queueTime", "renderId", "renderTime", "renderUrl", "size", "truncated", "width"].sort(),
+      ["bandwidth", "blank", "height", "queueTime", "renderId", "renderTime", "renderUrl", "size", "truncated", "width"].sort(),
     );
     expect(answer.text).not.toContain("customer");
     const { object, bytes } = await getObject("customer", "alpha/shots/home.png");
@@ -200,6 +200,8 @@ describe("use_s3: the project's bucket", () => {
       width: 200,
       height: 120,
       truncated: false,
+      // The page is one colour: the record and the webhook carry `blank` like the other fields.
+      blank: true,
     });
     await until(() => receiver.requests.some((r) => r.body.includes(renderId)), "the webhook");
     const delivery = receiver.requests.find((r) => r.body.includes(renderId));

@@ -12,6 +12,7 @@ beforeAll(async () => {
   site = await listenLocal((req) => {
     if (req.url?.startsWith("/slow")) return { body: `<body style="margin:0;background:rgb(0,255,0)"></body>`, delayMs: 3500 };
     if (req.url?.startsWith("/missing")) return { status: 404, body: "<h1>gone</h1>" };
+    if (req.url?.startsWith("/empty")) return { body: "<html></html>" };
     return { body: `<body style="margin:0;background:rgb(255,0,0)"><h1>${req.url}</h1></body>` };
   });
   server = await startTestServer();
@@ -83,6 +84,22 @@ describe("response_type on POST /v1/render/sync", () => {
     expect(decoded.subarray(0, 5).toString()).toBe("%PDF-");
     expect(decoded.length).toBe(Number(response.headers.get("x-render-size")));
     expect((await stored(response.headers.get("x-render-url") as string)).equals(decoded)).toBe(true);
+  });
+
+  it("X-Render-Blank says a render is one colour, for images and pdf; a render with content has no such header", async () => {
+    for (const format of ["png", "pdf"]) {
+      const empty = await syncBinary({ url: `${site.url}/empty`, format, width: 320, height: 240, response_type: "none" });
+      expect(empty.response.status).toBe(200);
+      expect(empty.response.headers.get("x-render-blank"), format).toBe("true");
+      const json = await api(server.url, "/v1/render/sync", {
+        json: { url: `${site.url}/empty`, format, width: 320, height: 240 },
+        key: A,
+      });
+      expect(json.body.blank, format).toBe(true);
+      const content = await syncBinary({ url: `${site.url}/content`, format, width: 320, height: 240, response_type: "binary" });
+      expect(content.response.status).toBe(200);
+      expect(content.response.headers.has("x-render-blank"), format).toBe(false);
+    }
   });
 
   it("none answers 200 with an empty body; the headers carry the render", async () => {

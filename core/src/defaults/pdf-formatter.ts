@@ -3,6 +3,7 @@ import type { FormatContext, FormatOptions, FormatOutput, FormatSpec, Formatter 
 import type { PageSession } from "../contracts/page-session.js";
 import { RenderError } from "../errors.js";
 import { lengthToPx } from "../options/parse.js";
+import { isBlankPdf, type PdfMargins } from "./pdf-blank.js";
 import { PAPER_SIZES, PDF_FORMAT_OPTIONS, PDF_RULES } from "./pdf-options.js";
 
 /** The options the pdf format reads: the core's and its own. */
@@ -65,6 +66,16 @@ export function pdfSettings(options: PdfOptions): PdfSettings {
   };
 }
 
+/** The printer's margins in points (a CSS pixel is 0.75 pt); unreadable ones count as none. */
+function marginPoints(settings: PdfSettings): PdfMargins {
+  const pt = (length: string) => {
+    const px = lengthToPx(length);
+    return Number.isFinite(px) ? px * 0.75 : 0;
+  };
+  const { top, right, bottom, left } = settings.margin;
+  return { top: pt(top), right: pt(right), bottom: pt(bottom), left: pt(left) };
+}
+
 /** `1-3,5,7-`: pages and ranges as Chromium's printer takes them. */
 const PAGE_RANGES = /^\s*\d+\s*(-\s*\d*\s*)?(,\s*\d+\s*(-\s*\d*\s*)?)*$/;
 
@@ -94,7 +105,10 @@ export function checkPdfOptions(options: PdfOptions): void {
   }
 }
 
-/** The built-in PDF format: Chromium's printer, with paper, margins, header and footer, tagging and outline options. */
+/**
+ * The built-in PDF format: Chromium's printer, with paper, margins, header and footer, tagging and
+ * outline options. Result extras: `blank: true` when no page of the PDF shows anything (`isBlankPdf`).
+ */
 export class PdfFormatter implements Formatter<typeof PDF_FORMAT_OPTIONS> {
   readonly name = "@renderkit/core/pdf";
   /** A PDF prints every page of the document: the core pre-scrolls it to its end first. */
@@ -124,6 +138,8 @@ export class PdfFormatter implements Formatter<typeof PDF_FORMAT_OPTIONS> {
       settings.height = `${Math.ceil(size.height * settings.scale) + 1}px`;
       settings.landscape = false;
     }
-    return { body: await session.pdf(settings) };
+    const body = await session.pdf(settings);
+    // `blank: true` when the printed pages show one colour only (`isBlankPdf`); absent otherwise.
+    return isBlankPdf(body, marginPoints(settings)) ? { body, extras: { blank: true } } : { body };
   }
 }

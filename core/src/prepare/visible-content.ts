@@ -56,9 +56,10 @@ const SOURCE = `({ area, maxElements }) => {
 /**
  * Whether the DOM has visible content in `area` (document CSS pixels; absent: the viewport):
  * text, media with a size, or an element painted differently from the page's background (see
- * `SOURCE`). Used to tell a suspicious blank capture (content in the DOM, one flat colour in the
- * image) from a page that is genuinely empty. Best effort: false when the page cannot answer
- * within `timeoutMs`.
+ * `SOURCE`). Used to decide whether a capture of one flat colour is worth a second look (content
+ * in the DOM that may be about to paint) or is what the page shows (nothing visible in the DOM: an
+ * empty page, or one that hides its body with `visibility`). Best effort: false when the page
+ * cannot answer within `timeoutMs`.
  */
 export async function hasVisibleContent(session: PageSession, area?: Box, timeoutMs = 2_000): Promise<boolean> {
   try {

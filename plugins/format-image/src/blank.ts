@@ -42,27 +42,36 @@ export function mayBeFlat(bytes: Uint8Array, pixels: number, optimizedForSpeed =
 }
 
 /**
- * Largest section decoded to raw pixels and scanned here (stopping at the first row that breaks
- * flatness): 8 M pixels (32 MB of RGBA, a retina viewport). Larger sections go through sharp's
- * `stats()`, which streams. Decoding a 1280×1024 PNG takes ~6 ms; `stats()` on it ~33 ms.
+ * Largest section decoded to raw pixels, all channels at once, and scanned here (stopping at the
+ * first row that breaks flatness): 8 M pixels (32 MB of RGBA, a retina viewport). Decoding a
+ * 1280×1024 PNG takes ~6 ms.
  */
 const RAW_SCAN_MAX_PIXELS = 8 * 1024 * 1024;
+/**
+ * Largest section decoded one channel at a time (`extractChannel`: at most 32 MB per decode, the
+ * bound above): a section of a tall capture, 1280×8,192 device pixels at dpr 1 or 2560×8,192 at
+ * dpr 2. A flat 1280×8,192 PNG takes ~70 ms for its four channels, against ~430 ms through sharp's
+ * `stats()`, whose sums and deviations in double precision cost far more than the decoding. Larger
+ * sections (a wide `full_width` capture) go through `stats()`, which streams.
+ */
+const CHANNEL_SCAN_MAX_PIXELS = 32 * 1024 * 1024;
 
-/** Widens `range` by every pixel of `data` (`channels` per pixel); false as soon as it is not flat. */
-function scan(data: Uint8Array, channels: number, rowLength: number, range: ChannelRange): boolean {
+/** Widens `range` by every pixel of `data` (`channels` per pixel, from channel `first` on); false as soon as it is not flat. */
+function scan(data: Uint8Array, channels: number, rowLength: number, range: ChannelRange, first = 0): boolean {
   const { min, max } = range;
-  for (let c = 0; c < channels; c++) {
-    min[c] ??= 255;
-    max[c] ??= 0;
-  }
   for (let row = 0; row < data.length; row += rowLength) {
     const end = Math.min(data.length, row + rowLength);
-    for (let i = row; i < end; i += channels) {
-      for (let c = 0; c < channels; c++) {
-        const v = data[i + c] ?? 0;
-        if (v < (min[c] ?? 255)) min[c] = v;
-        if (v > (max[c] ?? 0)) max[c] = v;
+    // One channel at a time, in locals: the loop runs over every byte of the capture.
+    for (let c = 0; c < channels; c++) {
+      let lo = min[first + c] ?? 255;
+      let hi = max[first + c] ?? 0;
+      for (let i = row + c; i < end; i += channels) {
+        const v = data[i]!;
+        if (v < lo) lo = v;
+        if (v > hi) hi = v;
       }
+      min[first + c] = lo;
+      max[first + c] = hi;
     }
     if (!isFlatRange(range)) return false;
   }
@@ -71,13 +80,23 @@ function scan(data: Uint8Array, channels: number, rowLength: number, range: Chan
 
 /** Widens `range` by one encoded section; false when the section breaks flatness. */
 async function widen(bytes: Uint8Array, range: ChannelRange): Promise<boolean> {
-  const { width = 0, height = 0 } = await loadSharp()(bytes, INPUT_LIMIT).metadata();
+  const { width = 0, height = 0, channels = 4 } = await loadSharp()(bytes, INPUT_LIMIT).metadata();
   if (width * height <= RAW_SCAN_MAX_PIXELS) {
     const { data, info } = await loadSharp()(bytes, INPUT_LIMIT).raw().toBuffer({ resolveWithObject: true });
     return scan(data, info.channels, info.width * info.channels, range);
   }
-  const { channels } = await loadSharp()(bytes, INPUT_LIMIT).stats();
-  channels.forEach((channel, i) => {
+  if (width * height <= CHANNEL_SCAN_MAX_PIXELS) {
+    for (let c = 0; c < channels; c++) {
+      const data = await loadSharp()(bytes, INPUT_LIMIT)
+        .extractChannel(c as 0 | 1 | 2 | 3)
+        .raw()
+        .toBuffer();
+      if (!scan(data, 1, width, range, c)) return false;
+    }
+    return true;
+  }
+  const stats = await loadSharp()(bytes, INPUT_LIMIT).stats();
+  stats.channels.forEach((channel, i) => {
     range.min[i] = Math.min(range.min[i] ?? 255, channel.min);
     range.max[i] = Math.max(range.max[i] ?? 0, channel.max);
   });
@@ -85,9 +104,21 @@ async function widen(bytes: Uint8Array, range: ChannelRange): Promise<boolean> {
 }
 
 /**
+ * The sections in the order they are decoded: the most encoded bytes per row first. Content
+ * compresses worse than an empty background, so the section most likely to break flatness (a
+ * tall page's only line of text, at its bottom) is decoded first and ends the check; only a
+ * capture that is flat throughout decodes every section, each once.
+ */
+export function densestFirst<T extends { bytes: Uint8Array; height: number }>(sections: readonly T[]): T[] {
+  const density = (s: T) => s.bytes.byteLength / Math.max(1, s.height);
+  return [...sections].sort((a, b) => density(b) - density(a));
+}
+
+/**
  * Whether every pixel of the capture (all sections, all channels, alpha included) is the same
  * colour within `FLAT_TOLERANCE`. Sections too large to be flat answer false without decoding;
- * the others are decoded one at a time, stopping at the first that breaks flatness.
+ * the others are decoded one at a time, densest first (`densestFirst`), stopping at the first
+ * that breaks flatness.
  */
 export async function isFlatCapture(
   capture: Pick<Capture, "sections" | "width" | "deviceScaleFactor"> & Partial<Pick<Capture, "optimizedForSpeed">>,
@@ -97,7 +128,7 @@ export async function isFlatCapture(
   const fast = capture.optimizedForSpeed === true;
   if (!capture.sections.every((s) => mayBeFlat(s.bytes, deviceWidth * Math.ceil(s.height * dpr), fast))) return false;
   const range: ChannelRange = { min: [], max: [] };
-  for (const section of capture.sections) {
+  for (const section of densestFirst(capture.sections)) {
     if (!(await widen(section.bytes, range))) return false;
   }
   return true;

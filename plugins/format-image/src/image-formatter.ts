@@ -27,17 +27,19 @@ import { imageSize } from "./stitch.js";
 /** Pause before the second capture of a blank-looking page (after two animation frames), in ms. */
 export const BLANK_RETRY_MS = 250;
 
-/** A capture, and whether it still looked suspiciously blank after the retry. */
+/** A capture, and whether it is one flat colour (after the retry, when there was one). */
 interface CheckedCapture {
   capture: Capture;
   blank: boolean;
 }
 
 /**
- * Captures, and when the capture is one flat colour while the DOM has visible content in the
- * captured area (`hasVisibleContent`), waits two animation frames and `BLANK_RETRY_MS`, then
- * captures once more. Still flat: `blank`. A flat capture of a page with no visible content (an
- * empty or single-colour page) is what the page looks like, and is not blank.
+ * Captures and reports `blank` when the capture is one flat colour (`isFlatCapture`: every section,
+ * within `FLAT_TOLERANCE`), whatever the page: an empty page, a single-colour one, a page that hides
+ * its own body until a script that never came reveals it. When the DOM has visible content in the
+ * captured area (`hasVisibleContent`: a fade-in that has not started, a canvas not yet drawn), the
+ * page may be about to paint: it waits two animation frames and `BLANK_RETRY_MS`, then captures
+ * once more and reports on that capture. A page with no visible content is not waited for.
  */
 async function captureChecked(
   session: PageSession,
@@ -48,9 +50,8 @@ async function captureChecked(
   const { signal } = limits;
   const capture = await captureScreenshot(session, options, type, limits);
   if (signal.aborted) throw abortReason(signal);
-  if (!(await isFlatCapture(capture)) || !(await hasVisibleContent(session, capture.area))) {
-    return { capture, blank: false };
-  }
+  if (!(await isFlatCapture(capture))) return { capture, blank: false };
+  if (!(await hasVisibleContent(session, capture.area))) return { capture, blank: true };
   // With `disable_js` the page's animation frames never run: the pause alone stands in for them.
   if (!options.disableJs) await nextFrames(session);
   await sleep(BLANK_RETRY_MS, signal);
@@ -66,7 +67,8 @@ async function captureChecked(
  * formats, thumbs, `bg_color`, `img_*`, the header strip, tall captures in sections) is converted
  * by sharp (`convertImage`), which stitches sections.
  * Result extras: `width` and `height` of the output in pixels, `truncated` (always), and
- * `blank: true` only when the capture stayed one flat colour while the page had visible content.
+ * `blank: true` when the capture of the page is one flat colour (before `bg_color`, padding and
+ * the header strip are added); absent otherwise.
  */
 export class ImageFormatter implements Formatter<typeof IMAGE_OPTIONS> {
   readonly name = "@renderkit/format-image";

@@ -1,6 +1,7 @@
 import { convertImage, imageSize, isFlatCapture, isFlatRange, mayBeFlat, openSections } from "@renderkit/format-image";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
+import { densestFirst } from "../dist/blank.js";
 import { distance, noisyScreenshot, pixels, type Rgba } from "./fixtures.js";
 
 const COLOURS: Rgba[] = [
@@ -116,11 +117,34 @@ describe("flat capture check", () => {
     expect(await isFlatCapture(capture([white, red], [500, 500]))).toBe(false);
   });
 
-  it("large sections (checked with sharp's stats) are flat or not alike", async () => {
+  it("large sections (read a channel at a time) are flat or not alike", async () => {
     const big = await solid(1280, 9000, [10, 20, 30, 255]);
     expect(await isFlatCapture(capture([big], [9000], 1280))).toBe(true);
     const other = await solid(1280, 9000, [10, 20, 40, 255]);
     expect(await isFlatCapture(capture([big, other], [9000, 9000], 1280))).toBe(false);
+    // One dot off in the last channel only, near the bottom.
+    const dot = await sharp(big)
+      .composite([{ input: await solid(1, 1, [10, 20, 35, 255]), left: 700, top: 8990 }])
+      .png({ compressionLevel: 9 })
+      .toBuffer();
+    expect(await isFlatCapture(capture([big, dot], [9000, 9000], 1280))).toBe(false);
+  });
+
+  it("sections above 32 M pixels (checked with sharp's stats, which streams) are flat or not alike", async () => {
+    const huge = await solid(4100, 8200, [200, 200, 200, 255]);
+    expect(await isFlatCapture(capture([huge], [8200], 4100))).toBe(true);
+    const dot = await sharp(huge)
+      .composite([{ input: await solid(2, 2, [200, 200, 190, 255]), left: 4000, top: 8100 }])
+      .png({ compressionLevel: 9 })
+      .toBuffer();
+    expect(await isFlatCapture(capture([dot], [8200], 4100))).toBe(false);
+  });
+
+  it("decodes the section with the most bytes per row first: the one most likely to have content", () => {
+    const section = (bytes: number, height: number) => ({ bytes: new Uint8Array(bytes), height, top: 0 });
+    const [top, middle, last] = [section(4000, 8192), section(4000, 8192), section(3000, 1000)];
+    expect(densestFirst([top, middle, last])).toEqual([last, top, middle]);
+    expect(densestFirst([section(10, 10), section(10, 1)]).map((s) => s.height)).toEqual([1, 10]);
   });
 
   it("one dot of another colour is enough to not be flat", async () => {

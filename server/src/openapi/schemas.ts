@@ -18,7 +18,7 @@ export const ERROR = {
 export const RESULT = {
   type: "object",
   description:
-    "A finished render. Formats add fields (images: width, height, truncated, blank; pdf: pages; video: duration...) and side renders their *Url fields.",
+    "A finished render. Formats add fields (images: width, height, truncated, blank; pdf: blank; video: duration...) and side renders their *Url fields.",
   required: ["renderId", "renderUrl", "size", "renderTime", "queueTime", "bandwidth"],
   properties: {
     renderId: { type: "string" },
